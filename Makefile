@@ -1,0 +1,46 @@
+# Two entry points for a fresh machine: `make demo` and `make test`.
+# Both install into .venv first when needed (see `install`).
+#
+# Variables a user may set:
+#   PYTHON=python3.11   interpreter that creates .venv
+#   FORCE_CUDA=1        compile mmcv's CUDA ops too (GPU clusters; needs nvcc)
+
+PYTHON ?= python3
+FORCE_CUDA ?= 0
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.randsac-installed
+REQS := setup.py $(wildcard requirements/*.txt)
+
+.PHONY: install test demo clean
+
+install: $(STAMP)
+
+$(STAMP): $(REQS)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -c 'import sys; assert sys.version_info[:2] == (3, 11), "randsac_mm needs Python 3.11, .venv has " + sys.version.split()[0] + ": rerun with PYTHON=python3.11 after make clean-venv"'
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements/build.txt
+	$(PIP) install -r requirements/torch.txt
+	@$(PY) -c 'import torchvision' || { echo 'torchvision does not import with the installed torch: pip picked a torch build that does not match torchvision 0.28.0 (a local wheel from your pip config?). Install torch==2.13.0 from the normal registry, e.g. PIP_CONFIG_FILE=/dev/null make install.'; exit 1; }
+	@if $(PY) -c 'import mmcv, mmcv._ext; assert mmcv.__version__ == "2.1.0"' 2>/dev/null; then \
+	  echo 'mmcv 2.1.0 with ops is already installed'; \
+	elif $(PIP) install --only-binary=mmcv mmcv==2.1.0 2>/dev/null; then \
+	  echo 'mmcv 2.1.0 installed from a wheel'; \
+	else \
+	  echo 'No mmcv 2.1.0 wheel found: compiling mmcv ops from source (about 35 minutes on 2 cores).'; \
+	  MMCV_WITH_OPS=1 FORCE_CUDA=$(FORCE_CUDA) $(PIP) install --no-build-isolation mmcv==2.1.0 || exit 1; \
+	fi
+	@$(PY) -c 'import mmcv._ext' || { echo 'mmcv 2.1.0 is installed without its compiled ops (mmcv._ext). Reinstall it with MMCV_WITH_OPS=1 and --no-build-isolation.'; exit 1; }
+	$(PIP) install -e '.[tests]'
+	@touch $(STAMP)
+
+test: install
+	$(PY) -m pytest tests
+
+demo: install
+	$(PY) tools/demo.py --work-dir work_dirs/demo
+
+clean:
+	rm -rf work_dirs

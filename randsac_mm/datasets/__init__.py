@@ -1,0 +1,3 @@
+from .digits import DigitsDataset
+
+__all__ = ['DigitsDataset']

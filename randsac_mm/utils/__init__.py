@@ -1,0 +1,3 @@
+from .version_check import check_versions
+
+__all__ = ['check_versions']

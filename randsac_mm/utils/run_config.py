@@ -1,0 +1,84 @@
+"""Config handling shared by ``tools/train.py`` and ``tools/test.py``."""
+import argparse
+import os.path as osp
+
+from mmengine.config import Config, DictAction
+
+__all__ = ['add_common_args', 'load_run_config', 'enable_amp']
+
+
+def add_common_args(parser):
+    """Adds the flags that training and testing share to ``parser``."""
+    parser.add_argument(
+        '--work-dir',
+        help='directory for logs and checkpoints (default: '
+        './work_dirs/<config name>)')
+    parser.add_argument(
+        '--amp',
+        action='store_true',
+        help='mixed precision: fp16 with dynamic loss scaling on CUDA, '
+        'bf16 autocast on a CPU')
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=DictAction,
+        help='override config entries, xxx=yyy pairs merged into the config,'
+        ' e.g. train_dataloader.batch_size=32 '
+        "model.backbone.arch.num_layers=2 'key=[a,b]'")
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm'],
+        default='none',
+        help='job launcher: none (one process), pytorch (torchrun, see '
+        'tools/dist_train.sh), slurm (srun, see tools/slurm_train.sh)')
+    # torch.distributed.launch passes --local_rank; torchrun sets LOCAL_RANK.
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0,
+                        help=argparse.SUPPRESS)
+    return parser
+
+
+def load_run_config(args):
+    """Reads ``args.config`` and applies the common flags.
+
+    Returns:
+        mmengine.Config: the merged config, with ``launcher`` and
+        ``work_dir`` set.
+    """
+    if not osp.isfile(args.config):
+        raise FileNotFoundError(f'config: no such file {args.config!r}')
+    cfg = Config.fromfile(args.config)
+    if args.cfg_options is not None:
+        cfg.merge_from_dict(args.cfg_options)
+    cfg.launcher = args.launcher
+    if args.work_dir is not None:
+        cfg.work_dir = args.work_dir
+    elif cfg.get('work_dir') is None:
+        cfg.work_dir = osp.join('./work_dirs',
+                                osp.splitext(osp.basename(args.config))[0])
+    if args.amp:
+        enable_amp(cfg)
+    return cfg
+
+
+def enable_amp(cfg):
+    """Switches ``cfg.optim_wrapper`` to mixed precision for this machine."""
+    import torch
+
+    optim_wrapper = cfg.get('optim_wrapper')
+    if optim_wrapper is None:
+        # test.py: no optimizer, autocast the test loop instead.
+        cfg.test_cfg = cfg.get('test_cfg') or {}
+        cfg.test_cfg['fp16'] = True
+        return
+    if optim_wrapper.get('type', 'OptimWrapper') not in ('OptimWrapper',
+                                                         'AmpOptimWrapper',
+                                                         'AutocastOptimWrapper'):
+        raise ValueError('--amp: optim_wrapper.type is '
+                         f"{optim_wrapper['type']!r}; it must be OptimWrapper "
+                         'for --amp to replace it')
+    if torch.cuda.is_available():
+        optim_wrapper['type'] = 'AmpOptimWrapper'
+        optim_wrapper.setdefault('loss_scale', 'dynamic')
+    else:
+        optim_wrapper['type'] = 'AutocastOptimWrapper'
+        optim_wrapper['dtype'] = 'bfloat16'

@@ -1,0 +1,43 @@
+import os
+import os.path as osp
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+DEMO_CLASSIFIER = osp.join(REPO_ROOT, 'configs', 'demo',
+                           'vit-mini-p4_1xb64-10e_digits.py')
+
+
+def run_tool(args, timeout=600, env=None):
+    """Runs ``args`` (a tool under tools/) and returns its CompletedProcess.
+
+    Fails the test, with the tool's output, when it exits non-zero.
+    """
+    full_env = dict(os.environ, PYTHONUNBUFFERED='1', OMP_NUM_THREADS='1')
+    full_env['PYTHON'] = sys.executable
+    full_env.update(env or {})
+    if args[0].endswith('.py'):
+        args = [sys.executable] + list(args)
+    proc = subprocess.run(
+        [str(a) for a in args], cwd=REPO_ROOT, env=full_env,
+        capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        pytest.fail(f'{args} exited {proc.returncode}\n--- stdout\n'
+                    f'{proc.stdout[-6000:]}\n--- stderr\n{proc.stderr[-6000:]}')
+    return proc
+
+
+def train_iterations(log_text):
+    """The 'Epoch(train) [e][i/n]' progress entries of an mmengine log."""
+    return [(int(e), int(i), int(n)) for e, i, n in re.findall(
+        r'Epoch\(train\)\s+\[(\d+)\]\[\s*(\d+)/(\d+)\]', log_text)]
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]

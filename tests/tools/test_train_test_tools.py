@@ -1,0 +1,110 @@
+"""End-to-end runs of tools/train.py, tools/test.py and tools/dist_train.sh
+on the embedded digits, on the CPU."""
+import json
+import re
+
+import pytest
+import torch
+
+from ..conftest import DEMO_CLASSIFIER, free_port, run_tool, train_iterations
+
+pytestmark = pytest.mark.heavy
+
+# 256 training images, batch 64: 4 iterations an epoch in one process.
+SMALL = ['train_dataloader.dataset.indices=256', 'train_cfg.val_interval=100',
+         'default_hooks.logger.interval=1']
+
+
+def train(work_dir, *flags, options=(), epochs=1):
+    return run_tool(['tools/train.py', DEMO_CLASSIFIER, '--work-dir', work_dir,
+                     *flags, '--cfg-options', f'train_cfg.max_epochs={epochs}',
+                     *SMALL, *options])
+
+
+def test_train_writes_checkpoint_that_test_evaluates(tmp_path):
+    proc = train(tmp_path)
+    assert train_iterations(proc.stdout + proc.stderr)[-1] == (1, 4, 4)
+    ckpt = tmp_path / 'epoch_1.pth'
+    assert ckpt.is_file()
+
+    out = run_tool(['tools/test.py', DEMO_CLASSIFIER, ckpt, '--work-dir',
+                    tmp_path / 'test', '--out', tmp_path / 'preds.pkl'])
+    line = [ln for ln in out.stdout.splitlines()
+            if ln.startswith('Test metrics: ')][-1]
+    metrics = json.loads(line[len('Test metrics: '):])
+    assert 0.0 <= metrics['accuracy/top1'] <= 100.0
+    saved = json.loads((tmp_path / 'test' / 'test_metrics.json').read_text())
+    assert saved == metrics
+    # The logged figure is the printed one.
+    logged = re.findall(r'Epoch\(test\).*accuracy/top1: ([\d.]+)',
+                        out.stdout + out.stderr)
+    assert float(logged[-1]) == pytest.approx(metrics['accuracy/top1'],
+                                              abs=1e-3)
+    assert (tmp_path / 'preds.pkl').is_file()
+
+
+def test_resume_continues_from_latest_checkpoint(tmp_path):
+    train(tmp_path, epochs=1)
+    proc = run_tool(['tools/train.py', DEMO_CLASSIFIER, '--work-dir', tmp_path,
+                     '--resume', '--cfg-options', 'train_cfg.max_epochs=2',
+                     *SMALL])
+    log = proc.stdout + proc.stderr
+    assert 'resumed epoch: 1, iter: 4' in log
+    # Only epoch 2 was trained in the resumed run.
+    assert {e for e, _, _ in train_iterations(log)} == {2}
+    # A training checkpoint (message hub included) loads weights-only.
+    import randsac_mm  # noqa: F401
+    ckpt = torch.load(tmp_path / 'epoch_2.pth')
+    assert ckpt['meta']['epoch'] == 2 and ckpt['meta']['iter'] == 8
+
+
+def test_resume_from_explicit_checkpoint_and_missing_path(tmp_path):
+    train(tmp_path, epochs=1)
+    proc = run_tool(['tools/train.py', DEMO_CLASSIFIER, '--work-dir',
+                     tmp_path / 'b', '--resume', tmp_path / 'epoch_1.pth',
+                     '--cfg-options', 'train_cfg.max_epochs=2', *SMALL])
+    assert 'resumed epoch: 1, iter: 4' in proc.stdout + proc.stderr
+    with pytest.raises(pytest.fail.Exception, match='no such checkpoint'):
+        run_tool(['tools/train.py', DEMO_CLASSIFIER, '--resume',
+                  tmp_path / 'nope.pth'])
+
+
+def test_amp_on_cpu_uses_bf16_autocast(tmp_path):
+    proc = train(tmp_path, '--amp')
+    log = proc.stdout + proc.stderr
+    assert "type='AutocastOptimWrapper'" in log
+    losses = [float(x) for x in re.findall(r'\bloss: ([\d.]+)', log)]
+    assert len(losses) == 4 and all(0 < x < 10 for x in losses)
+
+
+def test_auto_scale_lr_scales_with_batch(tmp_path):
+    proc = train(tmp_path, '--auto-scale-lr',
+                 options=['train_dataloader.batch_size=32'])
+    log = proc.stdout + proc.stderr
+    assert ('LR is set based on batch size of 64 and the current batch size '
+            'is 32. Scaling the original LR by 0.5.') in log
+
+
+def test_dist_train_two_cpu_processes(tmp_path):
+    proc = run_tool(['tools/dist_train.sh', DEMO_CLASSIFIER, '2',
+                     '--work-dir', tmp_path, '--cfg-options',
+                     'train_cfg.max_epochs=1', *SMALL],
+                    env={'PORT': str(free_port())})
+    log = proc.stdout + proc.stderr
+    assert 'Distributed training: True' in log
+    # 256 images over 2 ranks of batch 64: 2 iterations an epoch.
+    assert train_iterations(log)[-1] == (1, 2, 2)
+    assert (tmp_path / 'epoch_1.pth').is_file()
+
+
+@pytest.mark.parametrize('tool, flags', [
+    ('tools/train.py', ['--work-dir', '--resume', '--amp', '--auto-scale-lr',
+                        '--cfg-options', '--launcher', '--no-validate']),
+    ('tools/test.py', ['--work-dir', '--out', '--amp', '--cfg-options',
+                       '--launcher']),
+])
+def test_help_documents_every_flag(tool, flags):
+    out = run_tool([tool, '--help']).stdout
+    for flag in flags:
+        assert flag in out
+    assert '{none,pytorch,slurm}' in out

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Multi-process training with torchrun, one process per GPU.
+#   tools/dist_train.sh CONFIG GPUS [train.py args...]
+# Multi-node: set NNODES, NODE_RANK, MASTER_ADDR (and PORT) on every node.
+# On a CPU-only machine GPUS is the number of processes (gloo backend).
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  echo "usage: $0 CONFIG GPUS [tools/train.py arguments]" >&2
+  exit 2
+fi
+CONFIG=$1
+GPUS=$2
+shift 2
+NNODES=${NNODES:-1}
+NODE_RANK=${NODE_RANK:-0}
+PORT=${PORT:-29500}
+MASTER_ADDR=${MASTER_ADDR:-127.0.0.1}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PYTHON=${PYTHON:-python}
+
+PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}" \
+exec "$PYTHON" -m torch.distributed.run \
+    --nnodes="$NNODES" \
+    --node_rank="$NODE_RANK" \
+    --master_addr="$MASTER_ADDR" \
+    --nproc_per_node="$GPUS" \
+    --master_port="$PORT" \
+    "$HERE/train.py" "$CONFIG" --launcher pytorch "$@"
