@@ -1,3 +1,4 @@
 from .digits import DigitsDataset
+from .transforms import RandSACSegmentGenerator
 
-__all__ = ['DigitsDataset']
+__all__ = ['DigitsDataset', 'RandSACSegmentGenerator']

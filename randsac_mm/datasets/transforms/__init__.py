@@ -1,0 +1,3 @@
+from .segment_generator import RandSACSegmentGenerator
+
+__all__ = ['RandSACSegmentGenerator']

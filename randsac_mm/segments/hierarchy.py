@@ -1,0 +1,79 @@
+"""Coarser partitions of segments: the paper's hierarchical segments.
+
+A hierarchy is a list of ``parents`` arrays: ``parents[0][s]`` is the level-1
+group of segment ``s``, ``parents[1][g]`` the level-2 group of level-1 group
+``g``, and so on. Each level groups the one below "by the same logic":
+squares of squares for square and patch segments, Gaussians over centroids
+for blobs.
+"""
+import numpy as np
+
+from .partitions import (gaussian_argmax, normalized_token_positions,
+                         relabel_by_first_token, sample_gaussians,
+                         square_segment_ids)
+from .spec import square_group_side
+
+__all__ = ['square_hierarchy', 'blob_hierarchy', 'token_groups']
+
+
+def square_hierarchy(rows, cols, counts):
+    """Squares of squares over a ``rows x cols`` grid of square segments
+    (numbered row-major).
+
+    Args:
+        counts (tuple[int]): group count of each level, validated by
+            :class:`SegmentSpec`.
+
+    Returns:
+        list[np.ndarray]: ``parents`` per level, int64.
+    """
+    parents = []
+    for count in counts:
+        side = square_group_side(rows, cols, count)
+        parents.append(square_segment_ids(rows, cols, side))
+        rows, cols = rows // side, cols // side
+    return parents
+
+
+def _centroids(token_labels, num_labels, positions):
+    """Mean position of the tokens of each label: [num_labels, 2]."""
+    sums = np.zeros((num_labels, 2))
+    np.add.at(sums, token_labels, positions)
+    return sums / np.bincount(token_labels, minlength=num_labels)[:, None]
+
+
+def blob_hierarchy(segment_ids, height, width, counts, rng):
+    """Gaussian blobs over the centroids of the level below, per level.
+
+    Components that catch no centroid are dropped, so a level may have fewer
+    groups than asked for.
+
+    Returns:
+        list[np.ndarray]: ``parents`` per level, int64.
+    """
+    positions = normalized_token_positions(height, width)
+    parents = []
+    token_labels = segment_ids
+    num_labels = int(segment_ids.max()) + 1
+    for count in counts:
+        means, stds = sample_gaussians(count, rng)
+        centroids = _centroids(token_labels, num_labels, positions)
+        groups, _ = relabel_by_first_token(
+            gaussian_argmax(centroids, means, stds))
+        parents.append(groups)
+        token_labels = groups[token_labels]
+        num_labels = int(groups.max()) + 1
+    return parents
+
+
+def token_groups(segment_ids, parents):
+    """The group of every token at every level above the segments.
+
+    Returns:
+        list[np.ndarray]: one int64 [N] per level.
+    """
+    groups, labels = [], segment_ids
+    for parent in parents:
+        labels = parent[labels]
+        groups.append(labels)
+    return groups

@@ -1,0 +1,67 @@
+"""hypothesis strategies for valid segment specs (shared by the tests)."""
+from hypothesis import strategies as st
+
+from randsac_mm.segments import SegmentSpec
+from randsac_mm.segments.spec import square_group_side
+
+grids = st.tuples(st.integers(2, 16), st.integers(2, 16))
+
+
+def _divisors(n):
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+@st.composite
+def square_hierarchies(draw, rows, cols, max_levels=3):
+    """A chain of squares-of-squares group counts over rows x cols cells."""
+    levels = []
+    for _ in range(draw(st.integers(0, max_levels))):
+        options = [(rows // s) * (cols // s) for s in _divisors(rows)
+                   if s > 1 and cols % s == 0 and (rows // s) * (cols // s) >= 2]
+        if not options:
+            break
+        count = draw(st.sampled_from(options))
+        side = square_group_side(rows, cols, count)
+        rows, cols = rows // side, cols // side
+        levels.append(count)
+    return tuple(levels)
+
+
+@st.composite
+def blob_hierarchies(draw, k, max_levels=3):
+    levels, previous = [], k
+    for _ in range(draw(st.integers(0, max_levels))):
+        if previous <= 2:
+            break
+        previous = draw(st.integers(2, previous - 1))
+        levels.append(previous)
+    return tuple(levels)
+
+
+@st.composite
+def specs(draw, segment=None, serialization=None, coherent=None):
+    """Any valid :class:`SegmentSpec`."""
+    height, width = draw(grids)
+    segment = segment or draw(st.sampled_from(['patch', 'square', 'blob']))
+    serialization = serialization or draw(
+        st.sampled_from(['random', 'raster']))
+    if coherent is None:
+        coherent = draw(st.booleans())
+    kwargs = dict(grid=(height, width), segment=segment,
+                  serialization=serialization, coherent=coherent)
+    if segment == 'blob':
+        k = draw(st.integers(2, min(height * width, 24)))
+        kwargs.update(num_segments=k, hierarchy=draw(blob_hierarchies(k)))
+    else:
+        cell = 1
+        if segment == 'square':
+            options = [m for m in _divisors(height) if width % m == 0
+                       and (height // m) * (width // m) >= 2]
+            cell = draw(st.sampled_from(options))
+            kwargs.update(square_size=cell)
+        kwargs.update(hierarchy=draw(
+            square_hierarchies(height // cell, width // cell)))
+    return SegmentSpec(**kwargs)
+
+
+seeds = st.integers(0, 2**32 - 1)
