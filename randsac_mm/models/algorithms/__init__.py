@@ -1,0 +1,3 @@
+from .randsac import RandSAC
+
+__all__ = ['RandSAC']

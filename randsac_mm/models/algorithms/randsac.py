@@ -1,0 +1,119 @@
+"""RandSAC: Random Segments with Autoregressive Coding."""
+import numpy as np
+import torch
+from mmpretrain.models import BaseSelfSupervisor
+from mmpretrain.registry import MODELS
+
+from ..utils import SegmentBatch, gather_tokens
+
+__all__ = ['RandSAC']
+
+
+@MODELS.register_module()
+class RandSAC(BaseSelfSupervisor):
+    """Autoregressive segment prediction (GPT across segments, BERT within).
+
+    Data samples carry ``token_rank`` from ``RandSACSegmentGenerator``.
+    One training step:
+
+    1. tokens are sorted by serialization step (``SegmentBatch``);
+    2. the backbone (``RandSACViT``) encodes all segments but the last,
+       segment-causally;
+    3. the neck (``RandSACDecoder``) predicts all segments but the first
+       from the final-normed encoder layers (mixed by the skip layer);
+       with ``neck=None`` the backbone must be the two-stream variant,
+       whose query stream does this;
+    4. the head regresses the pixels (per-patch normalised with
+       ``norm_pix``); the loss is their MSE over the predicted tokens.
+    """
+
+    @property
+    def two_stream(self):
+        return not self.with_neck
+
+    def __init__(self, backbone, neck=None, head=None, **kwargs):
+        if head is None:
+            raise ValueError('RandSAC needs a head (RandSACPretrainHead)')
+        super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
+        if self.two_stream and not hasattr(self.backbone,
+                                           'forward_two_stream'):
+            raise ValueError(
+                'RandSAC with neck=None is the two-stream variant: backbone '
+                f'must be RandSACTwoStreamViT, got {type(self.backbone).__name__}')
+
+    @staticmethod
+    def _images(inputs):
+        return inputs[0] if isinstance(inputs, (list, tuple)) else inputs
+
+    @staticmethod
+    def token_rank(data_samples, device):
+        """int64 [B, N] from the data samples' ``token_rank`` fields."""
+        if not data_samples or 'token_rank' not in data_samples[0]:
+            raise KeyError(
+                'RandSAC: data samples have no token_rank; add '
+                'RandSACSegmentGenerator to the pipeline and pack it with '
+                "PackInputs(algorithm_keys=['token_rank', 'segment_ids'])")
+        ranks = [torch.as_tensor(np.asarray(s.token_rank))
+                 for s in data_samples]
+        return torch.stack(ranks).to(device=device, dtype=torch.long)
+
+    def extract_feat(self, inputs, data_samples=None):
+        """The probe feature: mean of the final-normed last-layer tokens.
+
+        Returns:
+            tuple[torch.Tensor]: ([B, C], ).
+        """
+        featmap = self.backbone(self._images(inputs))[-1]  # [B, C, h, w]
+        return (featmap.flatten(2).mean(dim=2), )
+
+    def predict_segments(self, images, token_rank):
+        """Predictions of every segment but the first.
+
+        Args:
+            images (torch.Tensor): [B, 3, H, W], preprocessed.
+            token_rank (torch.Tensor): int64 [B, N].
+
+        Returns:
+            tuple: ``pred`` [B, L, P*P*C] and ``target`` [B, L, P*P*C] (in
+            target space), tokens in serialization order from position
+            ``batch.dec_start``, and the ``SegmentBatch``.
+        """
+        batch = SegmentBatch(token_rank)
+        if self.two_stream:
+            features = self.backbone.forward_two_stream(images, batch)
+        else:
+            hidden = self.backbone.encode_segments(images, batch)
+            norm = self.backbone.final_norm_layer
+            features = self.neck([norm(h) for h in hidden], batch)
+        pred = self.head(features)
+        patches = gather_tokens(self.head.patchify(images),
+                                batch.decoder_order)
+        return pred, self.head.construct_target(patches), batch
+
+    def loss(self, inputs, data_samples, **kwargs):
+        images = self._images(inputs)
+        pred, target, batch = self.predict_segments(
+            images, self.token_rank(data_samples, images.device))
+        return dict(loss=self.head.loss(pred, target, batch.loss_mask))
+
+    @torch.no_grad()
+    def reconstruct(self, inputs, data_samples):
+        """Predictions in raster token order, for visualization.
+
+        Returns:
+            dict: ``pred`` and ``target`` [B, N, P*P*C] (target space; zero
+            where nothing is predicted), ``loss_mask`` bool [B, N] (tokens
+            that are predicted: all but the first segment's) and
+            ``token_rank`` [B, N].
+        """
+        images = self._images(inputs)
+        token_rank = self.token_rank(data_samples, images.device)
+        pred, _, batch = self.predict_segments(images, token_rank)
+        target = self.head.construct_target(self.head.patchify(images))
+        full_pred = torch.zeros_like(target)
+        index = batch.decoder_order.unsqueeze(-1).expand_as(pred)
+        full_pred.scatter_(1, index, pred.to(target.dtype))
+        predicted = token_rank >= 1
+        full_pred[~predicted] = 0
+        return dict(pred=full_pred, target=target, loss_mask=predicted,
+                    token_rank=token_rank)

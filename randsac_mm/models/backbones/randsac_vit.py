@@ -1,0 +1,107 @@
+"""The RandSAC encoder: a ViT with segment-causal self-attention."""
+from mmpretrain.models import VisionTransformer
+from mmpretrain.registry import MODELS
+
+from ..utils import gather_tokens, masked_encoder_layer, sincos_2d_embedding
+
+__all__ = ['RandSACViT']
+
+POS_EMBED_TYPES = ('sincos', 'learned')
+# As MAE pretraining: Xavier-uniform linears (mmpretrain's ViT leaves the
+# attention projections at PyTorch's default), patch embedding like ViT.
+DEFAULT_INIT = [
+    dict(type='Kaiming', layer='Conv2d', mode='fan_in',
+         nonlinearity='linear'),
+    dict(type='Xavier', layer='Linear', distribution='uniform'),
+]
+
+
+@MODELS.register_module()
+class RandSACViT(VisionTransformer):
+    """mmpretrain's VisionTransformer, plus segment-causal encoding.
+
+    Parameter names are exactly VisionTransformer's, so a pretraining
+    checkpoint loads into ``VisionTransformer(with_cls_token=False,
+    out_type='featmap')`` with ``prefix='backbone.'``. RandSAC uses no class
+    token: the feature is the average of the final-normed patch tokens.
+
+    - ``forward(x)``: a plain ViT (feature extraction, probing, fine-tuning).
+    - ``encode_segments(x, batch)``: tokens sorted by serialization step,
+      the last segment left out, every token attending to its own and
+      earlier segments; returns every layer's output.
+
+    Args:
+        pos_embed_type (str): 'sincos' (fixed 2-D sine-cosine, the paper's
+            text; default) or 'learned' (trainable, the paper's listing).
+        out_type (str): defaults to 'featmap' ([B, C, h, w] after the final
+            norm), from which ``RandSAC.extract_feat`` averages.
+        **kwargs: VisionTransformer arguments (``arch``, ``img_size``,
+            ``patch_size``, ``drop_path_rate``, ...).
+    """
+
+    def __init__(self,
+                 pos_embed_type='sincos',
+                 out_type='featmap',
+                 with_cls_token=False,
+                 final_norm=True,
+                 init_cfg=DEFAULT_INIT,
+                 **kwargs):
+        if pos_embed_type not in POS_EMBED_TYPES:
+            raise ValueError(f'pos_embed_type must be one of '
+                             f'{POS_EMBED_TYPES}, got {pos_embed_type!r}')
+        if with_cls_token:
+            raise ValueError('RandSACViT has no class token: with_cls_token '
+                             'must be False (features are averaged tokens)')
+        if not final_norm:
+            raise ValueError('RandSACViT needs final_norm=True: the decoder '
+                             'reads the final-normed encoder layers')
+        super().__init__(out_type=out_type, with_cls_token=False,
+                         final_norm=True, init_cfg=init_cfg, **kwargs)
+        self.pos_embed_type = pos_embed_type
+        if pos_embed_type == 'sincos':
+            self.pos_embed.requires_grad = False
+
+    def init_weights(self):
+        # VisionTransformer draws a learned pos_embed unless pretrained.
+        super().init_weights()
+        pretrained = isinstance(self.init_cfg, dict) and \
+            self.init_cfg.get('type') == 'Pretrained'
+        if self.pos_embed_type == 'sincos' and not pretrained:
+            self.pos_embed.data.copy_(
+                sincos_2d_embedding(*self.patch_resolution, self.embed_dims))
+
+    @property
+    def final_norm_layer(self):
+        """The final LayerNorm (``ln1``), also applied to every layer's
+        output before the decoder reads it."""
+        return self.ln1
+
+    def embed_tokens(self, x):
+        """Patch and positional embedding: [B, 3, H, W] -> [B, N, C]."""
+        x, hw = self.patch_embed(x)
+        if tuple(hw) != tuple(self.patch_resolution):
+            raise ValueError(
+                f'RandSACViT: the input gives a {hw[0]}x{hw[1]} token grid, '
+                f'the model was built for {self.patch_resolution[0]}x'
+                f'{self.patch_resolution[1]} (img_size {self.img_size}); '
+                'crop pretraining images to img_size')
+        return self.drop_after_pos(x + self.pos_embed)
+
+    def encode_segments(self, x, batch):
+        """Segment-causal encoding.
+
+        Args:
+            x (torch.Tensor): images [B, 3, H, W].
+            batch (SegmentBatch): order and masks of the batch's layouts.
+
+        Returns:
+            list[torch.Tensor]: each layer's output [B, enc_len, C], tokens
+            in serialization order, before the final norm.
+        """
+        x = gather_tokens(self.embed_tokens(x), batch.encoder_order)
+        x = self.pre_norm(x)
+        hidden = []
+        for layer in self.layers:
+            x = masked_encoder_layer(layer, x, batch.encoder_mask)
+            hidden.append(x)
+        return hidden

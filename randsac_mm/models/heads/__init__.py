@@ -1,0 +1,3 @@
+from .randsac_head import RandSACPretrainHead
+
+__all__ = ['RandSACPretrainHead']

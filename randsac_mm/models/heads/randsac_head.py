@@ -1,0 +1,71 @@
+"""Pixel prediction head and loss of RandSAC."""
+import torch
+from mmengine.model import BaseModule
+from mmpretrain.registry import MODELS
+from torch import nn
+
+__all__ = ['RandSACPretrainHead']
+
+
+@MODELS.register_module()
+class RandSACPretrainHead(BaseModule):
+    """Linear layer to the pixels of a patch, and the masked MSE loss.
+
+    Args:
+        in_channels (int): decoder width.
+        patch_size (int): P.
+        in_chans (int): image channels C (3).
+        norm_pix (bool): regress pixels normalised by their patch's mean and
+            standard deviation (MAE's target; the paper's default) rather
+            than raw (preprocessed) pixels.
+    """
+
+    def __init__(self, in_channels, patch_size, in_chans=3, norm_pix=True,
+                 init_cfg=None):
+        super().__init__(init_cfg=init_cfg)
+        self.patch_size = patch_size
+        self.in_chans = in_chans
+        self.norm_pix = norm_pix
+        self.predictor = nn.Linear(in_channels,
+                                   patch_size * patch_size * in_chans)
+
+    def init_weights(self):
+        super().init_weights()
+        nn.init.xavier_uniform_(self.predictor.weight)
+        nn.init.zeros_(self.predictor.bias)
+
+    def patchify(self, images):
+        """[B, C, H, W] -> [B, N, P*P*C], tokens in raster order, each
+        patch's pixels row by row with channels last."""
+        b, c, h, w = images.shape
+        p = self.patch_size
+        x = images.reshape(b, c, h // p, p, w // p, p)
+        return x.permute(0, 2, 4, 3, 5, 1).reshape(b, (h // p) * (w // p),
+                                                   p * p * c)
+
+    def construct_target(self, patches):
+        """Pixels [B, L, P*P*C] in the space the loss compares in."""
+        if not self.norm_pix:
+            return patches
+        mean = patches.mean(dim=-1, keepdim=True)
+        var = patches.var(dim=-1, keepdim=True)
+        return (patches - mean) / (var + 1e-6)**0.5
+
+    def forward(self, x):
+        """[B, L, C_dec] -> predicted pixels [B, L, P*P*C]."""
+        return self.predictor(x)
+
+    def loss(self, pred, target, loss_mask):
+        """MSE over the predicted tokens only.
+
+        Args:
+            pred (torch.Tensor): [B, L, P*P*C].
+            target (torch.Tensor): [B, L, P*P*C], from construct_target.
+            loss_mask (torch.Tensor): bool [B, L], tokens that count.
+
+        Returns:
+            torch.Tensor: scalar loss.
+        """
+        per_token = (pred.float() - target.float()).pow(2).mean(dim=-1)
+        mask = loss_mask.to(per_token.dtype)
+        return (per_token * mask).sum() / mask.sum().clamp(min=1)

@@ -1,0 +1,3 @@
+from .randsac_decoder import RandSACDecoder, RandSACDecoderLayer
+
+__all__ = ['RandSACDecoder', 'RandSACDecoderLayer']

@@ -1,0 +1,107 @@
+"""Token order and attention masks of a batch of segment layouts.
+
+Every mask is boolean, True where a query may attend to a key, shaped
+``[B or 1, 1, Lq, Lk]`` for ``F.scaled_dot_product_attention``. Tokens are
+sorted by their serialization step (``token_rank``), so each sample's
+sequence runs through its segments in prediction order.
+
+Rules (``r`` is the serialization step of a token's segment):
+
+- encoder self-attention: ``r_key <= r_query`` (own and earlier segments);
+- decoder self-attention: ``1 <= r_key <= r_query`` (own and earlier
+  *target* segments);
+- cross-attention (decoder to encoder): ``r_key < r_query`` (strictly
+  earlier segments).
+
+The encoder drops the last segment and the decoder the first. When segment
+sizes differ across the batch (blobs, shuffled), the sequences are cut at
+the batch's smallest last/first segment, so a few samples keep some tokens of
+their last segment in the encoder (no query may read them: harmless) or of
+their first segment in the decoder. Such first-segment query rows could see
+no encoder token at all, and a fully masked row gives NaN in softmax, so
+they attend to the first segment instead; they are never predicted
+(``loss_mask``) and no other query attends to them.
+"""
+import torch
+
+__all__ = ['SegmentBatch', 'gather_tokens']
+
+
+def gather_tokens(x, index):
+    """Picks tokens per sample.
+
+    Args:
+        x (torch.Tensor): [B, N, C] (or [1, N, C], expanded to the batch).
+        index (torch.Tensor): int64 [B, L], token indices into N.
+
+    Returns:
+        torch.Tensor: [B, L, C].
+    """
+    x = x.expand(index.shape[0], -1, -1)
+    return x.gather(1, index.unsqueeze(-1).expand(-1, -1, x.shape[-1]))
+
+
+class SegmentBatch:
+    """Sorting and masks for ``token_rank`` [B, N] (tokens in raster order).
+
+    Attributes:
+        order (torch.Tensor): int64 [B, N], the raster index of the token at
+            each position of the sorted sequence.
+        sorted_rank (torch.Tensor): int64 [B, N], its serialization step.
+        enc_len (int): encoder sequence length (sorted positions
+            ``[0, enc_len)``).
+        dec_start (int): first sorted position the decoder predicts
+            (positions ``[dec_start, N)``).
+        shared (bool): every sample has the same sorted ranks (equal
+            segments: squares, patches), so one mask serves the batch.
+        encoder_mask, decoder_mask, cross_mask (torch.Tensor): bool masks.
+        loss_mask (torch.Tensor): bool [B, N - dec_start], decoder positions
+            that are predicted (not in the first segment).
+    """
+
+    def __init__(self, token_rank):
+        if token_rank.dim() != 2:
+            raise ValueError(f'token_rank must be [B, N], got shape '
+                             f'{tuple(token_rank.shape)}')
+        self.sorted_rank, self.order = token_rank.sort(dim=1, stable=True)
+        if bool((self.sorted_rank[:, -1] < 1).any()):
+            raise ValueError('every layout needs at least 2 segments '
+                             '(token_rank has a sample with one segment)')
+        num_tokens = token_rank.shape[1]
+        last = self.sorted_rank[:, -1:]
+        self.enc_len = num_tokens - int((self.sorted_rank == last).sum(1).min())
+        self.dec_start = int((self.sorted_rank == 0).sum(1).min())
+        self.shared = bool((self.sorted_rank == self.sorted_rank[:1]).all())
+        ranks = self.sorted_rank[:1] if self.shared else self.sorted_rank
+        self.encoder_rank = ranks[:, :self.enc_len]
+        self.decoder_rank = ranks[:, self.dec_start:]
+        self.loss_mask = self.sorted_rank[:, self.dec_start:] >= 1
+        self.encoder_mask = self._encoder_mask()
+        self.decoder_mask = self._decoder_mask()
+        self.cross_mask = self._cross_mask()
+
+    @property
+    def encoder_order(self):
+        """int64 [B, enc_len]: raster indices of the encoded tokens."""
+        return self.order[:, :self.enc_len]
+
+    @property
+    def decoder_order(self):
+        """int64 [B, N - dec_start]: raster indices of the decoded tokens."""
+        return self.order[:, self.dec_start:]
+
+    def _encoder_mask(self):
+        r = self.encoder_rank
+        return (r[:, None, :] <= r[:, :, None]).unsqueeze(1)
+
+    def _decoder_mask(self):
+        q = self.decoder_rank[:, :, None]
+        k = self.decoder_rank[:, None, :]
+        own = torch.eye(q.shape[1], dtype=torch.bool, device=q.device)
+        return (((k >= 1) & (k <= q)) | own).unsqueeze(1)
+
+    def _cross_mask(self):
+        q = self.decoder_rank[:, :, None]
+        k = self.encoder_rank[:, None, :]
+        first_segment_rows = (q == 0) & (k == 0)
+        return ((k < q) | first_segment_rows).unsqueeze(1)
