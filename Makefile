@@ -29,7 +29,7 @@ $(STAMP): $(REQS)
 	elif $(PIP) install --only-binary=mmcv mmcv==2.1.0 2>/dev/null; then \
 	  echo 'mmcv 2.1.0 installed from a wheel'; \
 	else \
-	  echo 'No mmcv 2.1.0 wheel found: compiling mmcv ops from source (about 35 minutes on 2 cores).'; \
+	  echo 'No mmcv 2.1.0 wheel found: compiling mmcv ops from source (10 to 35 minutes on 2 cores).'; \
 	  MMCV_WITH_OPS=1 FORCE_CUDA=$(FORCE_CUDA) $(PIP) install --no-build-isolation mmcv==2.1.0 || exit 1; \
 	fi
 	@$(PY) -c 'import mmcv._ext' || { echo 'mmcv 2.1.0 is installed without its compiled ops (mmcv._ext). Reinstall it with MMCV_WITH_OPS=1 and --no-build-isolation.'; exit 1; }

@@ -1,0 +1,31 @@
+# ImageNet-100 pretraining data: ImageNet restricted to the 100 classes of
+# randsac_mm/datasets/meta/imagenet100.txt, folder layout under
+# data/imagenet100/train/<wnid>/ (a full ImageNet root works too).
+dataset_type = 'ImageNet100'
+data_root = 'data/imagenet100'
+data_preprocessor = dict(
+    type='SelfSupDataPreprocessor',
+    mean=[123.675, 116.28, 103.53],
+    std=[58.395, 57.12, 57.375],
+    to_rgb=True)
+
+segment_generator = dict(
+    type='RandSACSegmentGenerator', input_size=224, patch_size=16,
+    segment='square', square_size=7, hierarchy=(), serialization='random')
+train_pipeline = [
+    dict(type='LoadImageFromFile'),
+    dict(type='RandomResizedCrop', scale=224, crop_ratio_range=(0.2, 1.0),
+         backend='pillow', interpolation='bicubic'),
+    dict(type='RandomFlip', prob=0.5),
+    segment_generator,
+    dict(type='PackInputs', algorithm_keys=['token_rank', 'segment_ids'],
+         meta_keys=['img_path']),
+]
+train_dataloader = dict(
+    batch_size=512,
+    num_workers=10,
+    persistent_workers=True,
+    sampler=dict(type='DefaultSampler', shuffle=True),
+    collate_fn=dict(type='default_collate'),
+    dataset=dict(type=dataset_type, data_root=data_root, split='train',
+                 pipeline=train_pipeline))

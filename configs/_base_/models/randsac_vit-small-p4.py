@@ -1,0 +1,23 @@
+# RandSAC ViT-Small/4 at 32 px (CIFAR10/100 low-data setting, paper Appendix
+# "Details for Section 4"): 12 x 384 x 6 heads, a 6-layer decoder of the same
+# width and heads, trainable skip connections, norm_pix targets.
+model = dict(
+    type='RandSAC',
+    backbone=dict(
+        type='RandSACViT',
+        arch=dict(embed_dims=384, num_layers=12, num_heads=6,
+                  feedforward_channels=1536),
+        img_size=32,
+        patch_size=4),
+    neck=dict(
+        type='RandSACDecoder',
+        num_patches=(8, 8),
+        encoder_dims=384,
+        encoder_layers=12,
+        embed_dims=384,
+        num_layers=6,
+        num_heads=6,
+        skip_connection=True),
+    head=dict(type='RandSACPretrainHead', in_channels=384, patch_size=4,
+              norm_pix=True),
+)

@@ -1,0 +1,103 @@
+"""ImageNet and ImageNet-100 in the usual folder or annotation-file layout."""
+import os
+import os.path as osp
+from importlib.resources import files
+
+from mmpretrain.datasets import ImageNet
+from mmpretrain.registry import DATASETS
+
+from .layout_errors import DataLayoutError, require_files
+
+__all__ = ['CheckedImageNet', 'ImageNet100', 'imagenet100_classes']
+
+IMAGENET_LAYOUT = (
+    'either folders: data_root/{train,val}/<wnid>/<image>.JPEG\n'
+    'or annotation files: data_root/meta/{train,val}.txt with lines '
+    '"<path relative to data_root/<split>> <label>"')
+
+
+def imagenet100_classes():
+    """The 100 WordNet ids of ImageNet-100 (CMC's subset), as shipped."""
+    text = files('randsac_mm').joinpath('datasets/meta/imagenet100.txt')
+    return tuple(text.read_text().split())
+
+
+def _check_imagenet_root(dataset, data_root, split, ann_file):
+    if ann_file:
+        path = ann_file if osp.isabs(ann_file) else osp.join(data_root,
+                                                              ann_file)
+        require_files(data_root, [osp.relpath(path, data_root)], dataset,
+                      IMAGENET_LAYOUT)
+        return
+    require_files(data_root, [split], dataset, IMAGENET_LAYOUT)
+    folder = osp.join(data_root, split)
+    if not any(entry.is_dir() for entry in os.scandir(folder)):
+        raise DataLayoutError(
+            f'{dataset}: {folder!r} has no class folders. Expected:\n'
+            f'{IMAGENET_LAYOUT}')
+
+
+@DATASETS.register_module()
+class CheckedImageNet(ImageNet):
+    """mmpretrain's ImageNet with a layout check before loading.
+
+    Args:
+        data_root (str): e.g. ``data/imagenet``.
+        split (str): 'train' or 'val' (folder layout).
+        ann_file (str): optional annotation file (``meta/train.txt``).
+    """
+
+    def __init__(self, data_root='', split='', ann_file='', **kwargs):
+        if split not in ('train', 'val', 'test'):
+            raise ValueError(f"split must be 'train', 'val' or 'test', got "
+                             f'{split!r}')
+        if ann_file == '' and osp.isfile(osp.join(data_root, 'meta',
+                                                  f'{split}.txt')):
+            ann_file = osp.join('meta', f'{split}.txt')
+        _check_imagenet_root(type(self).__name__, data_root, split, ann_file)
+        super().__init__(data_root=data_root, split=split, ann_file=ann_file,
+                         **kwargs)
+
+
+@DATASETS.register_module()
+class ImageNet100(CheckedImageNet):
+    """ImageNet restricted to the 100 classes of ``imagenet100.txt``.
+
+    ``data_root`` may hold the full ImageNet or only the 100 classes, in the
+    folder layout; labels are 0..99 in sorted WordNet-id order.
+    """
+
+    def __init__(self, data_root='', split='train', **kwargs):
+        if kwargs.get('ann_file'):
+            raise ValueError('ImageNet100 reads the folder layout; ann_file '
+                             'is not supported (use CheckedImageNet with your'
+                             ' own annotation file)')
+        wnids = sorted(imagenet100_classes())
+        _check_imagenet_root('ImageNet100', data_root, split, '')
+        present = set(os.listdir(osp.join(data_root, split)))
+        missing = [w for w in wnids if w not in present]
+        if missing:
+            raise DataLayoutError(
+                f'ImageNet100: {len(missing)} of its 100 classes are missing '
+                f'under {osp.join(data_root, split)!r}, e.g. {missing[:3]}. '
+                f'Expected:\n{IMAGENET_LAYOUT}\nwith the WordNet ids of '
+                'randsac_mm/datasets/meta/imagenet100.txt')
+        self._wnids = wnids
+        super().__init__(data_root=data_root, split=split,
+                         classes=wnids, **kwargs)
+
+    def load_data_list(self):
+        # Scan only the 100 class folders (data_root may be all of ImageNet).
+        folder_to_idx = {w: i for i, w in enumerate(self._wnids)}
+        samples = []
+        root = self.img_prefix
+        for wnid in self._wnids:
+            for dirpath, _, names in sorted(os.walk(osp.join(root, wnid))):
+                for name in sorted(names):
+                    if name.lower().endswith(self.extensions):
+                        samples.append(dict(
+                            img_path=osp.join(dirpath, name),
+                            gt_label=folder_to_idx[wnid]))
+        if not samples:
+            raise DataLayoutError(f'ImageNet100: no images under {root!r}')
+        return samples
