@@ -22,7 +22,8 @@ def imagenet100_classes():
     return tuple(text.read_text().split())
 
 
-def _check_imagenet_root(dataset, data_root, split, ann_file):
+def _check_imagenet_root(dataset, data_root, split, ann_file,
+                         num_classes=None):
     if ann_file:
         path = ann_file if osp.isabs(ann_file) else osp.join(data_root,
                                                               ann_file)
@@ -31,10 +32,16 @@ def _check_imagenet_root(dataset, data_root, split, ann_file):
         return
     require_files(data_root, [split], dataset, IMAGENET_LAYOUT)
     folder = osp.join(data_root, split)
-    if not any(entry.is_dir() for entry in os.scandir(folder)):
+    found = sum(entry.is_dir() for entry in os.scandir(folder))
+    if not found:
         raise DataLayoutError(
             f'{dataset}: {folder!r} has no class folders. Expected:\n'
             f'{IMAGENET_LAYOUT}')
+    if num_classes is not None and found != num_classes:
+        raise DataLayoutError(
+            f'{dataset}: {folder!r} has {found} class folders, the folder '
+            f'layout needs all {num_classes} (for a subset use an annotation '
+            f'file, or ImageNet100). Expected:\n{IMAGENET_LAYOUT}')
 
 
 @DATASETS.register_module()
@@ -54,7 +61,9 @@ class CheckedImageNet(ImageNet):
         if ann_file == '' and osp.isfile(osp.join(data_root, 'meta',
                                                   f'{split}.txt')):
             ann_file = osp.join('meta', f'{split}.txt')
-        _check_imagenet_root(type(self).__name__, data_root, split, ann_file)
+        _check_imagenet_root(type(self).__name__, data_root, split, ann_file,
+                             None if type(self) is not CheckedImageNet
+                             else 1000)
         super().__init__(data_root=data_root, split=split, ann_file=ann_file,
                          **kwargs)
 

@@ -29,6 +29,8 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from randsac_mm.segments import SegmentSpec, make_layout, token_grid  # noqa
+from randsac_mm.utils.visualization import (reveal_frames, save_gif,  # noqa
+                                            square_crop, token_map)
 
 PALETTE = plt.get_cmap('tab10').colors
 
@@ -101,21 +103,6 @@ def load_image(args):
         image = np.asarray(Image.open(info['img_path']).convert('RGB'))
     stem = osp.splitext(osp.basename(args.config))[0]
     return image, f'{stem}_{args.index}'
-
-
-def square_crop(image, side):
-    """Centre square crop, resized to ``side``: uint8 [side, side, 3]."""
-    h, w = image.shape[:2]
-    s = min(h, w)
-    top, left = (h - s) // 2, (w - s) // 2
-    crop = Image.fromarray(image[top:top + s, left:left + s])
-    return np.asarray(crop.resize((side, side), Image.BICUBIC))
-
-
-def token_map(values, grid, side):
-    """A per-token array [N] as a per-pixel image [side, side]."""
-    return np.kron(values.reshape(grid), np.ones(
-        (side // grid[0], side // grid[1]), dtype=values.dtype))
 
 
 def draw_order_panel(ax, image, layout, title):
@@ -240,22 +227,8 @@ def reveal_gif(image, args, rng, path):
         SegmentSpec(grid, 'square', square_size=args.square_size,
                     hierarchy=tuple(args.hierarchy)), rng)
     big = square_crop(image, args.gif_side - args.gif_side % grid[0])
-    side = big.shape[0]
-    steps = token_map(layout.token_rank, grid, side)
-    hidden = (big * 0.15 + 40).astype(np.uint8)
-    frames = []
-    for step in range(layout.num_segments + 1):
-        frame = np.where((steps < step)[..., None], big, hidden)
-        if step > 0:  # outline the segment just revealed
-            current = steps == step - 1
-            edge = current & ~(np.roll(current, 1, 0) & np.roll(current, -1, 0)
-                               & np.roll(current, 1, 1)
-                               & np.roll(current, -1, 1))
-            frame = frame.copy()
-            frame[edge] = (255, 215, 0)
-        frames.append(Image.fromarray(frame.astype(np.uint8)))
-    frames[0].save(path, save_all=True, append_images=frames[1:],
-                   duration=args.frame_ms, loop=0)
+    save_gif(reveal_frames(big, layout.token_rank, grid), path,
+             args.frame_ms)
 
 
 def main(argv=None):

@@ -1,30 +1,7 @@
 # CIFAR-100 pretraining data (standard python batches under data/cifar100/
-# cifar-100-python). Paper: RandomResizedCrop(0.2, 1.0) and flip; the
-# segment layout is sampled per image after the crop.
-dataset_type = 'CheckedCIFAR100'
-data_root = 'data/cifar100'
+# cifar-100-python); pipeline as cifar10_randsac.py.
+_base_ = ['./cifar10_randsac.py']
 data_preprocessor = dict(
-    type='SelfSupDataPreprocessor',
-    mean=[129.304, 124.070, 112.434],
-    std=[68.170, 65.392, 70.418],
-    to_rgb=False)  # CIFAR batches are RGB already
-
-segment_generator = dict(
-    type='RandSACSegmentGenerator', input_size=32, patch_size=4,
-    segment='square', square_size=2, hierarchy=(), serialization='random')
-train_pipeline = [
-    dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
-         backend='pillow', interpolation='bicubic'),
-    dict(type='RandomFlip', prob=0.5),
-    segment_generator,
-    dict(type='PackInputs', algorithm_keys=['token_rank', 'segment_ids'],
-         meta_keys=[]),
-]
+    mean=[129.304, 124.070, 112.434], std=[68.170, 65.392, 70.418])
 train_dataloader = dict(
-    batch_size=64,
-    num_workers=8,
-    persistent_workers=True,
-    sampler=dict(type='DefaultSampler', shuffle=True),
-    collate_fn=dict(type='default_collate'),
-    dataset=dict(type=dataset_type, data_root=data_root, split='train',
-                 pipeline=train_pipeline))
+    dataset=dict(type='CheckedCIFAR100', data_root='data/cifar100'))

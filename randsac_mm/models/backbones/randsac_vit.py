@@ -3,6 +3,7 @@ from mmpretrain.models import VisionTransformer
 from mmpretrain.registry import MODELS
 
 from ..utils import gather_tokens, masked_encoder_layer, sincos_2d_embedding
+from ..utils.pretrained import check_pretrained_checkpoint
 
 __all__ = ['RandSACViT']
 
@@ -62,10 +63,14 @@ class RandSACViT(VisionTransformer):
             self.pos_embed.requires_grad = False
 
     def init_weights(self):
-        # VisionTransformer draws a learned pos_embed unless pretrained.
-        super().init_weights()
         pretrained = isinstance(self.init_cfg, dict) and \
             self.init_cfg.get('type') == 'Pretrained'
+        if pretrained:
+            # mmengine loads with strict=False: refuse what would not load.
+            check_pretrained_checkpoint(self, self.init_cfg.get('checkpoint'),
+                                        self.init_cfg.get('prefix', ''))
+        # VisionTransformer draws a learned pos_embed unless pretrained.
+        super().init_weights()
         if self.pos_embed_type == 'sincos' and not pretrained:
             self.pos_embed.data.copy_(
                 sincos_2d_embedding(*self.patch_resolution, self.embed_dims))

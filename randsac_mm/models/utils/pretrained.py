@@ -1,0 +1,79 @@
+"""Refuses a pretrained checkpoint that would load nothing, or the wrong
+thing, into a backbone.
+
+mmengine's ``Pretrained`` initialisation loads with ``strict=False`` and
+only logs mismatched keys, so an empty path, a checkpoint of another
+model or a wrong prefix silently leaves a randomly initialised backbone.
+"""
+import os.path as osp
+import pickle
+import zipfile
+
+import torch
+
+__all__ = ['PretrainedCheckpointError', 'check_pretrained_checkpoint']
+
+RESIZABLE = ('pos_embed', )  # resized on load by VisionTransformer
+
+
+class PretrainedCheckpointError(ValueError):
+    """The pretrained checkpoint cannot initialise the backbone."""
+
+
+def _load(path):
+    try:
+        return torch.load(path, map_location='cpu')
+    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError,
+            RuntimeError) as e:
+        raise PretrainedCheckpointError(
+            f'init_cfg.checkpoint {path!r} is not a readable checkpoint '
+            f'(corrupted or truncated file?): {type(e).__name__}: '
+            f'{str(e).splitlines()[0][:200]}') from e
+
+
+def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
+    """Checks ``checkpoint`` against ``module``'s parameters.
+
+    Args:
+        module (torch.nn.Module): the backbone to initialise.
+        checkpoint (str): checkpoint path (a local file).
+        prefix (str): key prefix of the backbone inside the checkpoint.
+
+    Raises:
+        PretrainedCheckpointError: empty or missing path, unreadable file,
+            no key with ``prefix``, missing keys, or shapes that differ.
+    """
+    hint = ('pass the pretraining checkpoint with --cfg-options '
+            'model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/'
+            'epoch_<N>.pth')
+    if not checkpoint:
+        raise PretrainedCheckpointError(
+            f'init_cfg.checkpoint is empty: {hint}')
+    if '://' in checkpoint:
+        return  # remote files are checked by mmengine when downloaded
+    if not osp.isfile(checkpoint):
+        raise PretrainedCheckpointError(
+            f'init_cfg.checkpoint {checkpoint!r} does not exist: {hint}')
+    state = _load(checkpoint)
+    state = state.get('state_dict', state) if isinstance(state, dict) else {}
+    backbone = {k[len(prefix):]: v for k, v in state.items()
+                if k.startswith(prefix)}
+    if not backbone:
+        prefixes = sorted({k.split('.', 1)[0] + '.' for k in state})[:8]
+        raise PretrainedCheckpointError(
+            f'init_cfg.checkpoint {checkpoint!r} has no encoder keys starting '
+            f'with {prefix!r} (its keys start with {prefixes}); is it a '
+            'RandSAC pretraining checkpoint? Set init_cfg.prefix to match')
+    expected = module.state_dict()
+    missing = sorted(set(expected) - set(backbone))
+    if missing:
+        raise PretrainedCheckpointError(
+            f'init_cfg.checkpoint {checkpoint!r} lacks {len(missing)} backbone '
+            f'keys, e.g. {missing[:5]}: a checkpoint of another architecture?')
+    wrong = [f'{k}: checkpoint {tuple(backbone[k].shape)} vs model '
+             f'{tuple(v.shape)}' for k, v in expected.items()
+             if k not in RESIZABLE and backbone[k].shape != v.shape]
+    if wrong:
+        raise PretrainedCheckpointError(
+            f'init_cfg.checkpoint {checkpoint!r} is from another architecture:'
+            f' {wrong[:3]}')

@@ -1,0 +1,54 @@
+"""`make demo` and the pretrain -> linear -> fine-tune chain, end to end."""
+import json
+import os
+
+import pytest
+from PIL import Image
+
+from ..conftest import run_tool
+
+pytestmark = pytest.mark.heavy
+
+DEMO = 'configs/demo/'
+
+
+def test_demo_pretrained_features_beat_random_encoder(tmp_path):
+    """The demo with a fixed seed and half its pretraining (20 of 40
+    epochs, to keep the suite short): pretraining must already pay off."""
+    out = run_tool(['tools/demo.py', '--work-dir', tmp_path, '--seed', '0',
+                    '--pretrain-epochs', '20'], timeout=1200,
+                   env={'OMP_NUM_THREADS': str(os.cpu_count())})
+    results = json.loads((tmp_path / 'results.json').read_text())
+    assert results['probe_pretrained'] > results['probe_random'], results
+    assert results['final_loss'] < 0.5 * results['first_loss']
+    assert f"{results['probe_pretrained']:6.2f}%" in out.stdout
+    curve = Image.open(tmp_path / 'loss_curve.png')
+    recon = Image.open(tmp_path / 'reconstruction.png')
+    assert curve.size[0] > 300 and recon.size[0] > 300
+    gif = Image.open(tmp_path / 'segments.gif')
+    assert gif.n_frames == 17  # 16 segments, and the empty first frame
+
+
+def test_demo_rejects_bad_arguments(tmp_path):
+    with pytest.raises(pytest.fail.Exception,
+                       match='--pretrain-epochs must be >= 1'):
+        run_tool(['tools/demo.py', '--work-dir', tmp_path,
+                  '--pretrain-epochs', '0'])
+
+
+def test_chain_prints_linear_and_finetune_results(tmp_path):
+    quick = ['train_cfg.max_epochs=1', 'train_dataloader.dataset.indices=128']
+    out = run_tool([
+        'tools/pretrain_linear_finetune.py',
+        DEMO + 'randsac_vit-mini-p4_square-16to4_digits.py',
+        DEMO + 'vit-mini-p4_linear_digits.py',
+        DEMO + 'vit-mini-p4_finetune_digits.py', '--work-dir', tmp_path,
+        '--pretrain-options', *quick, '--linear-options', *quick,
+        '--finetune-options', *quick
+    ])
+    results = json.loads((tmp_path / 'results.json').read_text())
+    assert results['checkpoint'].endswith('epoch_1.pth')
+    for stage in ('linear', 'finetune'):
+        accuracy = results[stage]['accuracy/top1']
+        assert 0 <= accuracy <= 100
+        assert f'| {stage} | accuracy/top1 {accuracy:.2f} |' in out.stdout
