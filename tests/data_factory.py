@@ -77,3 +77,75 @@ def write_unlabeled(root, seed=0):
     with open(osp.join(root, 'notes.txt'), 'w') as f:
         f.write('not an image')
     return root
+
+
+def _shapes_image(rng, size):
+    """An image with 2 to 3 filled rectangles; returns (image, boxes)."""
+    image = np.full((size, size, 3), 30, dtype=np.uint8)
+    boxes = []
+    for _ in range(rng.integers(2, 4)):
+        w, h = rng.integers(size // 4, size // 2, 2)
+        x, y = rng.integers(0, size - w), rng.integers(0, size - h)
+        image[y:y + h, x:x + w] = rng.integers(60, 255, 3)
+        boxes.append((int(x), int(y), int(w), int(h)))
+    return image, boxes
+
+
+def write_ade20k(root, train=4, val=2, size=96, seed=0):
+    """ADEChallengeData2016 layout: images/*.jpg, annotations/*.png (uint8
+    class ids, 0 = other)."""
+    rng = np.random.default_rng(seed)
+    for split, count in (('training', train), ('validation', val)):
+        for folder in ('images', 'annotations'):
+            os.makedirs(osp.join(root, folder, split), exist_ok=True)
+        for i in range(count):
+            image, boxes = _shapes_image(rng, size)
+            label = np.zeros((size, size), dtype=np.uint8)
+            for k, (x, y, w, h) in enumerate(boxes):
+                label[y:y + h, x:x + w] = 1 + k
+            stem = f'ADE_{split[:5]}_{i:08d}'
+            Image.fromarray(image).save(
+                osp.join(root, 'images', split, stem + '.jpg'))
+            Image.fromarray(label).save(
+                osp.join(root, 'annotations', split, stem + '.png'))
+    return root
+
+
+def coco_categories():
+    """The 80 COCO categories (ids 1..80 here; names as mmdet knows them)."""
+    from mmdet.datasets import CocoDataset
+    return [dict(id=i + 1, name=name)
+            for i, name in enumerate(CocoDataset.METAINFO['classes'])]
+
+
+def write_coco(root, train=4, val=2, size=128, seed=0):
+    """COCO layout: {train,val}2017/*.jpg and annotations/instances_*.json
+    with polygon masks."""
+    rng = np.random.default_rng(seed)
+    categories = coco_categories()
+    os.makedirs(osp.join(root, 'annotations'), exist_ok=True)
+    ann_id = 1
+    for split, count in (('train2017', train), ('val2017', val)):
+        os.makedirs(osp.join(root, split), exist_ok=True)
+        images, annotations = [], []
+        for i in range(count):
+            image, boxes = _shapes_image(rng, size)
+            name = f'{i + 1:012d}.jpg'
+            Image.fromarray(image).save(osp.join(root, split, name))
+            images.append(dict(id=i + 1, file_name=name, height=size,
+                               width=size))
+            for k, (x, y, w, h) in enumerate(boxes):
+                polygon = [x, y, x + w, y, x + w, y + h, x, y + h]
+                annotations.append(dict(
+                    id=ann_id, image_id=i + 1,
+                    category_id=categories[k % 3]['id'],
+                    segmentation=[[float(v) for v in polygon]],
+                    area=float(w * h), bbox=[float(x), float(y), float(w),
+                                             float(h)], iscrowd=0))
+                ann_id += 1
+        import json
+        with open(osp.join(root, 'annotations',
+                           f'instances_{split}.json'), 'w') as f:
+            json.dump(dict(images=images, annotations=annotations,
+                           categories=categories), f)
+    return root

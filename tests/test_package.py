@@ -103,3 +103,23 @@ def test_weights_only_getattr_is_restricted(tmp_path):
     torch.save({'x': Evil()}, path)
     with pytest.raises(pickle.UnpicklingError, match='only allows getattr'):
         torch.load(path)
+
+
+def test_import_registers_model_and_transfer_modules():
+    import randsac_mm  # noqa: F401
+    from mmdet.registry import MODELS as DET_MODELS
+    from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
+    from mmpretrain.registry import MODELS, TRANSFORMS
+    from mmseg.registry import MODELS as SEG_MODELS
+
+    from randsac_mm.engine import BackboneLayerDecayOptimWrapperConstructor
+    from randsac_mm.models import RandSACViTPyramid
+    for name in ('RandSAC', 'RandSACViT', 'RandSACTwoStreamViT',
+                 'RandSACDecoder', 'RandSACPretrainHead'):
+        assert MODELS.get(name) is not None, name
+    assert TRANSFORMS.get('RandSACSegmentGenerator') is not None
+    assert SEG_MODELS.get('RandSACViTPyramid') is RandSACViTPyramid
+    assert DET_MODELS.get('RandSACViTPyramid') is RandSACViTPyramid
+    assert OPTIM_WRAPPER_CONSTRUCTORS.get(
+        'BackboneLayerDecayOptimWrapperConstructor') is \
+        BackboneLayerDecayOptimWrapperConstructor

@@ -1,3 +1,4 @@
 from .autocast_optim_wrapper import AutocastOptimWrapper
+from .layer_decay_constructor import BackboneLayerDecayOptimWrapperConstructor
 
-__all__ = ['AutocastOptimWrapper']
+__all__ = ['AutocastOptimWrapper', 'BackboneLayerDecayOptimWrapperConstructor']

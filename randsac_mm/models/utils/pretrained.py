@@ -34,6 +34,9 @@ def _load(path):
 def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
     """Checks ``checkpoint`` against ``module``'s parameters.
 
+    Keys under the module's ``NEW_MODULE_PREFIXES`` (parts that exist only
+    downstream, like a feature pyramid) are not expected in the checkpoint.
+
     Args:
         module (torch.nn.Module): the backbone to initialise.
         checkpoint (str): checkpoint path (a local file).
@@ -64,7 +67,9 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
             f'init_cfg.checkpoint {checkpoint!r} has no encoder keys starting '
             f'with {prefix!r} (its keys start with {prefixes}); is it a '
             'RandSAC pretraining checkpoint? Set init_cfg.prefix to match')
-    expected = module.state_dict()
+    new = tuple(getattr(module, 'NEW_MODULE_PREFIXES', ()))
+    expected = {k: v for k, v in module.state_dict().items()
+                if not k.startswith(new) or not new}
     missing = sorted(set(expected) - set(backbone))
     if missing:
         raise PretrainedCheckpointError(

@@ -1,0 +1,67 @@
+"""Converts a RandSAC pretraining checkpoint for mmseg or mmdet.
+
+Keeps the encoder only (keys ``backbone.*``), interpolates its position
+embeddings to the downstream resolution, prints what was kept, resized and
+dropped (and why), and refuses checkpoints without encoder keys or with the
+wrong shapes. The output loads with
+``init_cfg=dict(type='Pretrained', checkpoint=OUT, prefix='backbone.')``.
+
+    python tools/model_converters/randsac2downstream.py \
+        work_dirs/randsac_vit-b_in1k/epoch_1600.pth randsac_vit-b_ade20k.pth \
+        --to mmseg          # 512 px (ADE20K); --to mmdet: 1024 px (COCO)
+"""
+import argparse
+import os
+import os.path as osp
+
+import torch
+
+import randsac_mm  # noqa: F401  (allowlists mmengine checkpoint globals)
+from randsac_mm.models.utils.convert import (ConversionError,
+                                             convert_for_downstream)
+
+DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('src', help='RandSAC pretraining checkpoint')
+    parser.add_argument('dst', help='output checkpoint')
+    parser.add_argument('--to', choices=sorted(DEFAULT_SIZE), required=True,
+                        help='downstream library')
+    parser.add_argument('--img-size', type=int,
+                        help='downstream input side (default: 512 for mmseg,'
+                        ' 1024 for mmdet)')
+    args = parser.parse_args(argv)
+    img_size = args.img_size or DEFAULT_SIZE[args.to]
+    if not osp.isfile(args.src):
+        parser.error(f'src: no such file {args.src!r}')
+    try:
+        checkpoint = torch.load(args.src, map_location='cpu')
+    except Exception as e:  # noqa: BLE001  (report any unreadable file)
+        parser.error(f'src {args.src!r} is not a readable checkpoint '
+                     f'({type(e).__name__}: {str(e).splitlines()[0][:200]})')
+    state = checkpoint.get('state_dict', checkpoint) if isinstance(
+        checkpoint, dict) else None
+    if not isinstance(state, dict):
+        parser.error(f'src {args.src!r} holds no state dict')
+    try:
+        converted, report = convert_for_downstream(state, img_size)
+    except ConversionError as e:
+        parser.error(f'src {args.src!r}: {e}')
+    for key, what in report:
+        print(f'{key:60s} {what}')
+    kept = sum(1 for _, w in report if not w.startswith('dropped'))
+    print(f'{kept} encoder tensors for {args.to} at {img_size} px, '
+          f'{len(report) - kept} dropped')
+    os.makedirs(osp.dirname(osp.abspath(args.dst)), exist_ok=True)
+    tmp = args.dst + '.tmp'
+    torch.save({'state_dict': converted,
+                'meta': dict(converted_from=osp.abspath(args.src),
+                             target=args.to, img_size=img_size)}, tmp)
+    os.replace(tmp, args.dst)  # atomic: never a truncated output
+    print(f'written {args.dst}')
+
+
+if __name__ == '__main__':
+    main()
