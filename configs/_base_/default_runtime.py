@@ -11,6 +11,9 @@ default_hooks = dict(
     visualization=dict(type='VisualizationHook', enable=False),
 )
 
+# Stop at the first NaN/inf loss, before it is checkpointed.
+custom_hooks = [dict(type='NonFiniteLossHook')]
+
 env_cfg = dict(
     cudnn_benchmark=False,
     mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),

@@ -196,6 +196,7 @@ default_hooks = dict(
     checkpoint=dict(type='CheckpointHook', interval=3, max_keep_ckpts=3),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='DetVisualizationHook'))
+custom_hooks = [dict(type='NonFiniteLossHook')]
 env_cfg = dict(cudnn_benchmark=False,
                mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
                dist_cfg=dict(backend='nccl'))

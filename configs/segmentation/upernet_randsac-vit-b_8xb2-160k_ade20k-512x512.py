@@ -142,6 +142,7 @@ default_hooks = dict(
                     max_keep_ckpts=3),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='SegVisualizationHook'))
+custom_hooks = [dict(type='NonFiniteLossHook')]
 env_cfg = dict(cudnn_benchmark=True,
                mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
                dist_cfg=dict(backend='nccl'))

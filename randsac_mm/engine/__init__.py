@@ -1,4 +1,6 @@
 from .autocast_optim_wrapper import AutocastOptimWrapper
+from .hooks import NonFiniteLossHook
 from .layer_decay_constructor import BackboneLayerDecayOptimWrapperConstructor
 
-__all__ = ['AutocastOptimWrapper', 'BackboneLayerDecayOptimWrapperConstructor']
+__all__ = ['AutocastOptimWrapper', 'BackboneLayerDecayOptimWrapperConstructor',
+           'NonFiniteLossHook']

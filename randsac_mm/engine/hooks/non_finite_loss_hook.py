@@ -1,0 +1,36 @@
+"""Stops training at the first non-finite loss, before it is checkpointed."""
+import math
+
+from mmengine.hooks import Hook
+from mmengine.registry import HOOKS
+
+__all__ = ['NonFiniteLossHook']
+
+
+@HOOKS.register_module()
+class NonFiniteLossHook(Hook):
+    """Raises ``FloatingPointError`` when the training loss is NaN or inf.
+
+    It runs after each training iteration with a priority above mmengine's
+    CheckpointHook, so the iteration that diverged is never saved and the
+    last checkpoint on disk is the last good one. The message names the
+    iteration, the loss value and that checkpoint. Registered in mmengine's
+    root registry: usable from the mmpretrain, mmseg and mmdet scopes.
+    """
+
+    priority = 'ABOVE_NORMAL'
+
+    def after_train_iter(self, runner, batch_idx, data_batch=None,
+                         outputs=None):
+        if not outputs or 'loss' not in outputs:
+            return
+        value = float(outputs['loss'])
+        if math.isfinite(value):
+            return
+        last = runner.message_hub.get_info('last_ckpt')
+        raise FloatingPointError(
+            f'non-finite training loss {value} at iteration {runner.iter + 1}'
+            f' (epoch {runner.epoch + 1}); training stopped before saving. '
+            f'Last good checkpoint: {last or "none written yet"}. Check the '
+            'learning rate, the data and mixed precision, then resume from it '
+            'with --resume.')

@@ -1,0 +1,63 @@
+import pytest
+import torch
+
+from ..conftest import DEMO_CLASSIFIER, run_tool
+
+SMALL = ['train_dataloader.dataset.indices=256',
+         'train_cfg.val_interval=100', 'default_hooks.logger.interval=1']
+
+
+POISON_HOOK = """
+import torch
+from mmengine.hooks import Hook
+from mmengine.registry import HOOKS
+
+
+@HOOKS.register_module()
+class PoisonWeightsHook(Hook):
+    # Makes the classifier's weights NaN before iteration `at_iter`.
+    def __init__(self, at_iter):
+        self.at_iter = at_iter
+
+    def before_train_iter(self, runner, batch_idx, data_batch=None):
+        if runner.iter + 1 == self.at_iter:
+            with torch.no_grad():
+                runner.model.head.fc.weight.fill_(float('nan'))
+"""
+
+
+@pytest.mark.heavy
+def test_divergence_stops_with_iteration_and_keeps_last_good_checkpoint(
+        tmp_path):
+    (tmp_path / 'poison_hook.py').write_text(POISON_HOOK)
+    config = tmp_path / 'diverging.py'
+    config.write_text(f"""
+_base_ = ['{DEMO_CLASSIFIER}']
+custom_imports = dict(imports=['randsac_mm', 'poison_hook'],
+                      allow_failed_imports=False)
+custom_hooks = [dict(type='NonFiniteLossHook'),
+                dict(type='PoisonWeightsHook', at_iter=5)]
+""")
+    work = tmp_path / 'work'
+    # 256 images, batch 64: epoch 1 is iterations 1-4 (saved), then the
+    # loss of iteration 5 is NaN.
+    with pytest.raises(pytest.fail.Exception) as info:
+        run_tool(['tools/train.py', config, '--work-dir', work,
+                  '--cfg-options', 'train_cfg.max_epochs=2', *SMALL],
+                 env={'PYTHONPATH': str(tmp_path)})
+    message = str(info.value)
+    assert 'non-finite training loss nan at iteration 5 (epoch 2)' in message
+    assert 'Last good checkpoint:' in message and 'epoch_1.pth' in message
+    assert (work / 'epoch_1.pth').exists()
+    assert not (work / 'epoch_2.pth').exists()
+    import randsac_mm  # noqa: F401
+    good = torch.load(work / 'epoch_1.pth')
+    assert all(torch.isfinite(v).all() for v in good['state_dict'].values()
+               if v.is_floating_point())
+
+
+def test_finite_losses_pass():
+    from randsac_mm.engine import NonFiniteLossHook
+    NonFiniteLossHook().after_train_iter(None, 0, outputs={
+        'loss': torch.tensor(1.5)})
+    NonFiniteLossHook().after_train_iter(None, 0, outputs={})
