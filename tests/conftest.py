@@ -41,3 +41,12 @@ def free_port():
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         return s.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def mmpretrain_scope():
+    """Every test builds in mmpretrain's scope unless it says otherwise, so
+    no test depends on the default scope another test left behind."""
+    from mmengine.registry import DefaultScope
+    with DefaultScope.overwrite_default_scope('mmpretrain'):
+        yield

@@ -71,3 +71,15 @@ def test_unequal_segments_get_per_sample_masks_without_empty_rows():
 def test_single_segment_layout_is_rejected():
     with pytest.raises(ValueError, match='at least 2 segments'):
         SegmentBatch(torch.zeros(2, 4, dtype=torch.long))
+
+
+def test_untrimmed_batch_keeps_every_token():
+    ranks = torch.tensor([[2, 0, 1, 1, 0, 2]])
+    batch = SegmentBatch(ranks, trim_outer_segments=False)
+    assert (batch.enc_len, batch.dec_start) == (6, 0)
+    assert batch.loss_mask.tolist() == [[False, False, True, True, True,
+                                         True]]
+    # Same rules: the first segment's queries see only the first segment.
+    assert batch.cross_mask[0, 0, 0].tolist() == [True, True, False, False,
+                                                  False, False]
+    assert batch.cross_mask.any(-1).all()

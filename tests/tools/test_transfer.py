@@ -6,7 +6,7 @@ import pytest
 import torch
 from mmengine.config import Config
 from mmengine.optim import build_optim_wrapper
-from mmengine.registry import init_default_scope
+from mmengine.registry import DefaultScope
 from mmpretrain.models.utils import resize_pos_embed
 
 import randsac_mm  # noqa: F401
@@ -25,18 +25,18 @@ ARCH = dict(embed_dims=64, num_layers=4, num_heads=2, feedforward_channels=128)
 def pretrained(tmp_path_factory):
     """A RandSAC pretraining checkpoint (ViT 4 x 64, 192 px, P=16)."""
     from mmpretrain.registry import MODELS
-    init_default_scope('mmpretrain')
     torch.manual_seed(0)
-    model = MODELS.build(dict(
-        type='RandSAC',
-        backbone=dict(type='RandSACViT', arch=ARCH, img_size=192,
-                      patch_size=16),
-        neck=dict(type='RandSACDecoder', num_patches=(12, 12),
-                  encoder_dims=64, encoder_layers=4, num_layers=1,
-                  num_heads=2),
-        head=dict(type='RandSACPretrainHead', in_channels=64,
-                  patch_size=16)))
-    model.init_weights()
+    with DefaultScope.overwrite_default_scope('mmpretrain'):
+        model = MODELS.build(dict(
+            type='RandSAC',
+            backbone=dict(type='RandSACViT', arch=ARCH, img_size=192,
+                          patch_size=16),
+            neck=dict(type='RandSACDecoder', num_patches=(12, 12),
+                      encoder_dims=64, encoder_layers=4, num_layers=1,
+                      num_heads=2),
+            head=dict(type='RandSACPretrainHead', in_channels=64,
+                      patch_size=16)))
+        model.init_weights()
     with torch.no_grad():
         for p in model.parameters():
             p.add_(torch.randn_like(p) * 0.02)
@@ -122,11 +122,13 @@ env_cfg = dict(dist_cfg=dict(backend='gloo'))
 
 
 def build(config, scope):
+    """Builds and initialises the config's model in ``scope`` (without
+    leaving that scope as the process default for later tests)."""
     cfg = Config.fromfile(config)
-    init_default_scope(scope)
     registry = __import__(f'{scope}.registry', fromlist=['MODELS']).MODELS
-    model = registry.build(cfg.model)
-    model.init_weights()
+    with DefaultScope.overwrite_default_scope(scope):
+        model = registry.build(cfg.model)
+        model.init_weights()
     return cfg, model
 
 

@@ -31,6 +31,7 @@ from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
 import randsac_mm  # noqa: F401
 from mmpretrain.models import VisionTransformer
 from mmpretrain.registry import MODELS
+from randsac_mm.models.utils import SegmentBatch
 from randsac_mm.segments import SegmentSpec, make_layout, token_grid
 
 ARCHITECTURES = ('two-stream', 'transformer', 'transformer-skip')
@@ -98,36 +99,15 @@ def architecture_variant(model_cfg, name):
     return cfg
 
 
-def full_length_batch(token_rank):
-    """A SegmentBatch whose encoder and decoder both see all N tokens."""
-    from randsac_mm.models.utils import SegmentBatch
-
-    batch = SegmentBatch(token_rank)
-    n = token_rank.shape[1]
-    batch.enc_len, batch.dec_start = n, 0
-    batch.encoder_rank = batch.decoder_rank = batch.sorted_rank
-    batch.encoder_mask = batch._encoder_mask()
-    batch.decoder_mask = batch._decoder_mask()
-    batch.cross_mask = batch._cross_mask()
-    return batch
-
-
 def count(model_cfg, token_rank, full_length=False):
     """MACs of one pretraining forward, total and per part, and params."""
     torch.manual_seed(0)
     model = MODELS.build(model_cfg).eval()
     images = torch.randn(1, 3, *model.backbone.img_size)
-    if full_length:
-        from randsac_mm.models import algorithms
-        original = algorithms.randsac.SegmentBatch
-        algorithms.randsac.SegmentBatch = lambda rank: full_length_batch(rank)
-    try:
-        with torch.no_grad(), FlopCounterMode(
-                display=False, custom_mapping=CUSTOM_FORMULAS) as counter:
-            model.predict_segments(images, token_rank)
-    finally:
-        if full_length:
-            algorithms.randsac.SegmentBatch = original
+    batch = SegmentBatch(token_rank, trim_outer_segments=not full_length)
+    with torch.no_grad(), FlopCounterMode(
+            display=False, custom_mapping=CUSTOM_FORMULAS) as counter:
+        model.predict_segments(images, token_rank, batch)
     # The counter attributes FLOPs to modules entered through __call__: the
     # decoder and the head are; the encoder (a method) is the remainder.
     by_module = counter.get_flop_counts()

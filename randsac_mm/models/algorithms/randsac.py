@@ -66,19 +66,22 @@ class RandSAC(BaseSelfSupervisor):
         featmap = self.backbone(self._images(inputs))[-1]  # [B, C, h, w]
         return (featmap.flatten(2).mean(dim=2), )
 
-    def predict_segments(self, images, token_rank):
+    def predict_segments(self, images, token_rank, batch=None):
         """Predictions of every segment but the first.
 
         Args:
             images (torch.Tensor): [B, 3, H, W], preprocessed.
             token_rank (torch.Tensor): int64 [B, N].
+            batch (SegmentBatch | None): prebuilt order and masks of
+                ``token_rank`` (default: built here).
 
         Returns:
             tuple: ``pred`` [B, L, P*P*C] and ``target`` [B, L, P*P*C] (in
             target space), tokens in serialization order from position
             ``batch.dec_start``, and the ``SegmentBatch``.
         """
-        batch = SegmentBatch(token_rank)
+        if batch is None:
+            batch = SegmentBatch(token_rank)
         if self.two_stream:
             features = self.backbone.forward_two_stream(images, batch)
         else:

@@ -1,10 +1,11 @@
 """Pretraining checkpoint -> encoder-only checkpoint for mmseg / mmdet."""
 import math
 
-import torch
-import torch.nn.functional as F
+from mmpretrain.models.utils import resize_pos_embed
 
-__all__ = ['ConversionError', 'convert_for_downstream', 'resize_pos_embed']
+from .pretrained import encoder_state
+
+__all__ = ['ConversionError', 'convert_for_downstream']
 
 REQUIRED = ('patch_embed.projection.weight', 'pos_embed',
             'layers.0.attn.qkv.weight', 'ln1.weight')
@@ -19,21 +20,6 @@ class ConversionError(ValueError):
     """The checkpoint is not a RandSAC pretraining checkpoint."""
 
 
-def resize_pos_embed(pos_embed, grid):
-    """Bicubic resize of [1, h*w, C] (square h = w) to [1, H*W, C]."""
-    tokens, dims = pos_embed.shape[1], pos_embed.shape[2]
-    side = math.isqrt(tokens)
-    if side * side != tokens:
-        raise ConversionError(f'pos_embed has {tokens} tokens, not a square '
-                              'grid')
-    if (side, side) == tuple(grid):
-        return pos_embed
-    x = pos_embed.reshape(1, side, side, dims).permute(0, 3, 1, 2)
-    x = F.interpolate(x.float(), size=grid, mode='bicubic',
-                      align_corners=False)
-    return x.permute(0, 2, 3, 1).reshape(1, grid[0] * grid[1], dims)
-
-
 def convert_for_downstream(state_dict, img_size, prefix='backbone.'):
     """Keeps the encoder, with its position embeddings at ``img_size``.
 
@@ -46,13 +32,8 @@ def convert_for_downstream(state_dict, img_size, prefix='backbone.'):
     Returns:
         tuple: (new state dict, list of (key, 'kept'|'resized'|reason)).
     """
-    encoder = {k[len(prefix):]: v for k, v in state_dict.items()
-               if k.startswith(prefix)}
-    if not encoder:
-        starts = sorted({k.split('.', 1)[0] + '.' for k in state_dict})[:8]
-        raise ConversionError(
-            f'no encoder keys starting with {prefix!r} (keys start with '
-            f'{starts}): not a RandSAC pretraining checkpoint')
+    encoder = encoder_state(state_dict, prefix, ConversionError,
+                            'the checkpoint')
     missing = [k for k in REQUIRED if k not in encoder]
     if missing:
         raise ConversionError(f'the encoder lacks {missing}: not a RandSAC '
@@ -82,7 +63,12 @@ def convert_for_downstream(state_dict, img_size, prefix='backbone.'):
     for key, value in encoder.items():
         if key == 'pos_embed':
             grid = (img_size // patch, img_size // patch)
-            value = resize_pos_embed(pos, grid)
+            side = math.isqrt(pos.shape[1])
+            if side * side != pos.shape[1]:
+                raise ConversionError(f'pos_embed has {pos.shape[1]} tokens, '
+                                      'not a square grid')
+            # The interpolation VisionTransformer applies on load.
+            value = resize_pos_embed(pos, (side, side), grid, 'bicubic', 0)
             report.append((prefix + key, f'resized {tuple(pos.shape)} -> '
                            f'{tuple(value.shape)} (bicubic, {grid[0]}x'
                            f'{grid[1]} tokens at {img_size} px)'))

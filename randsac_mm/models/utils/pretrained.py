@@ -11,7 +11,8 @@ import zipfile
 
 import torch
 
-__all__ = ['PretrainedCheckpointError', 'check_pretrained_checkpoint']
+__all__ = ['PretrainedCheckpointError', 'check_pretrained_checkpoint',
+           'encoder_state']
 
 RESIZABLE = ('pos_embed', )  # resized on load by VisionTransformer
 
@@ -29,6 +30,24 @@ def _load(path):
             f'init_cfg.checkpoint {path!r} is not a readable checkpoint '
             f'(corrupted or truncated file?): {type(e).__name__}: '
             f'{str(e).splitlines()[0][:200]}') from e
+
+
+def encoder_state(state_dict, prefix, error_cls, source):
+    """The entries of ``state_dict`` under ``prefix``, with it stripped.
+
+    Raises:
+        error_cls: when no key starts with ``prefix``; the message names
+            ``source`` and the prefixes the keys do have.
+    """
+    encoder = {k[len(prefix):]: v for k, v in state_dict.items()
+               if k.startswith(prefix)}
+    if not encoder:
+        starts = sorted({k.split('.', 1)[0] + '.' for k in state_dict})[:8]
+        raise error_cls(
+            f'{source} has no encoder keys starting with {prefix!r} (its keys '
+            f'start with {starts}): not a RandSAC pretraining checkpoint? '
+            'Set init_cfg.prefix to match')
+    return encoder
 
 
 def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
@@ -59,17 +78,11 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
             f'init_cfg.checkpoint {checkpoint!r} does not exist: {hint}')
     state = _load(checkpoint)
     state = state.get('state_dict', state) if isinstance(state, dict) else {}
-    backbone = {k[len(prefix):]: v for k, v in state.items()
-                if k.startswith(prefix)}
-    if not backbone:
-        prefixes = sorted({k.split('.', 1)[0] + '.' for k in state})[:8]
-        raise PretrainedCheckpointError(
-            f'init_cfg.checkpoint {checkpoint!r} has no encoder keys starting '
-            f'with {prefix!r} (its keys start with {prefixes}); is it a '
-            'RandSAC pretraining checkpoint? Set init_cfg.prefix to match')
+    backbone = encoder_state(state, prefix, PretrainedCheckpointError,
+                             f'init_cfg.checkpoint {checkpoint!r}')
     new = tuple(getattr(module, 'NEW_MODULE_PREFIXES', ()))
     expected = {k: v for k, v in module.state_dict().items()
-                if not k.startswith(new) or not new}
+                if not k.startswith(new)}
     missing = sorted(set(expected) - set(backbone))
     if missing:
         raise PretrainedCheckpointError(

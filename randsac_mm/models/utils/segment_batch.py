@@ -57,9 +57,16 @@ class SegmentBatch:
         encoder_mask, decoder_mask, cross_mask (torch.Tensor): bool masks.
         loss_mask (torch.Tensor): bool [B, N - dec_start], decoder positions
             that are predicted (not in the first segment).
+
+    Args:
+        token_rank (torch.Tensor): int64 [B, N].
+        trim_outer_segments (bool): leave the last segment out of the
+            encoder and the first out of the decoder (training; default).
+            False keeps all N tokens in both (the sequence lengths the
+            paper's FLOPs table counts); the masks stay the same rules.
     """
 
-    def __init__(self, token_rank):
+    def __init__(self, token_rank, trim_outer_segments=True):
         if token_rank.dim() != 2:
             raise ValueError(f'token_rank must be [B, N], got shape '
                              f'{tuple(token_rank.shape)}')
@@ -68,9 +75,13 @@ class SegmentBatch:
             raise ValueError('every layout needs at least 2 segments '
                              '(token_rank has a sample with one segment)')
         num_tokens = token_rank.shape[1]
-        last = self.sorted_rank[:, -1:]
-        self.enc_len = num_tokens - int((self.sorted_rank == last).sum(1).min())
-        self.dec_start = int((self.sorted_rank == 0).sum(1).min())
+        if trim_outer_segments:
+            last = self.sorted_rank[:, -1:]
+            self.enc_len = num_tokens - int(
+                (self.sorted_rank == last).sum(1).min())
+            self.dec_start = int((self.sorted_rank == 0).sum(1).min())
+        else:
+            self.enc_len, self.dec_start = num_tokens, 0
         self.shared = bool((self.sorted_rank == self.sorted_rank[:1]).all())
         ranks = self.sorted_rank[:1] if self.shared else self.sorted_rank
         self.encoder_rank = ranks[:, :self.enc_len]
