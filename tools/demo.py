@@ -128,9 +128,10 @@ def unpatchify(patches, patch_size, grid):
 def reconstructions(model, cfg, args, picture_path, gif_path):
     """Original, serialization and prediction of test digits."""
     images = DigitsDataset(split='test')
-    generator = RandSACSegmentGenerator(**{
-        k: v for k, v in cfg.train_dataloader.dataset.pipeline[1].items()
-        if k != 'type'})
+    step = next(t for t in cfg.train_dataloader.dataset.pipeline
+                if t['type'] == 'RandSACSegmentGenerator')
+    generator = RandSACSegmentGenerator(
+        **{k: v for k, v in step.items() if k != 'type'})
     np.random.seed(args.seed)
     picks = [images[i]['img'] for i in range(args.num_pictures)]
     ranks = np.stack([generator(dict())['token_rank'] for _ in picks])

@@ -12,6 +12,7 @@ import os.path as osp
 import randsac_mm  # noqa: F401  (checks the stack, registers our modules)
 from mmengine.runner import Runner
 from randsac_mm.utils.distributed import prepare_cpu_distributed
+from randsac_mm.utils.latest_checkpoint import latest_checkpoint
 from randsac_mm.utils.run_config import add_common_args, load_run_config
 
 
@@ -45,8 +46,10 @@ def parse_args(argv=None):
 def apply_train_args(cfg, args):
     """Applies the training-only flags to ``cfg``."""
     if args.resume == 'auto':
+        # Explicitly the newest complete checkpoint (mmengine would trust a
+        # last_checkpoint pointer a kill may have left stale); none: start.
         cfg.resume = True
-        cfg.load_from = None
+        cfg.load_from = latest_checkpoint(cfg.work_dir)
     elif args.resume is not None:
         if not osp.isfile(args.resume):
             raise FileNotFoundError(

@@ -31,6 +31,7 @@ data_preprocessor = dict(
     std=[89.0, 89.0, 89.0],
     to_rgb=False)
 train_pipeline = [
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.5, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandSACSegmentGenerator', input_size=32, patch_size=4,

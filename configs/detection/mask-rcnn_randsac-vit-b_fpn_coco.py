@@ -110,7 +110,7 @@ model = dict(
 
 # COCO: data/coco/{train2017,val2017}/*.jpg and
 # data/coco/annotations/instances_{train,val}2017.json.
-dataset_type = 'CocoDataset'
+dataset_type = 'CheckedCocoDataset'  # CocoDataset + layout check
 data_root = 'data/coco/'
 train_pipeline = [
     dict(type='LoadImageFromFile'),
@@ -193,7 +193,8 @@ default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50),
     param_scheduler=dict(type='ParamSchedulerHook'),
-    checkpoint=dict(type='CheckpointHook', interval=3, max_keep_ckpts=3),
+    checkpoint=dict(type='CheckpointHook', interval=3, max_keep_ckpts=3,
+                    backend_args=dict(backend='atomic_local')),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='DetVisualizationHook'))
 custom_hooks = [dict(type='NonFiniteLossHook')]

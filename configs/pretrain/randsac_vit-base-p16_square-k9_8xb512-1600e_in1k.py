@@ -4,6 +4,7 @@
 # squares = 9 segments; otherwise as configs/randsac_vit-b_in1k.py.
 _base_ = ['../randsac_vit-b_in1k.py']
 train_dataloader = dict(dataset=dict(pipeline=[
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='LoadImageFromFile'),
     dict(type='RandomResizedCrop', scale=192, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),

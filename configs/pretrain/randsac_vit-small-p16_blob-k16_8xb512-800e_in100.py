@@ -9,6 +9,7 @@ _base_ = [
     '../_base_/schedules/imagenet100_adamw_800e.py',
 ]
 train_dataloader = dict(dataset=dict(pipeline=[
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='LoadImageFromFile'),
     dict(type='RandomResizedCrop', scale=224, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),

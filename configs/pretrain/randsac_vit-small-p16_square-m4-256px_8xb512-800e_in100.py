@@ -16,6 +16,7 @@ model = dict(
     backbone=dict(img_size=256),
     neck=dict(num_patches=(16, 16)))
 train_dataloader = dict(dataset=dict(pipeline=[
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='LoadImageFromFile'),
     dict(type='RandomResizedCrop', scale=256, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),

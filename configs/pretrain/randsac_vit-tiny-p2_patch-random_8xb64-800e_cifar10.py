@@ -14,6 +14,7 @@ model = dict(
     neck=dict(num_patches=(16, 16)),
     head=dict(patch_size=2))
 train_dataloader = dict(dataset=dict(pipeline=[
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandomFlip', prob=0.5),

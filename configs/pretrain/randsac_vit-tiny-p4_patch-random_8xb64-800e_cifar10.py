@@ -10,6 +10,7 @@ _base_ = [
     '../_base_/schedules/cifar_adamw_800e.py',
 ]
 train_dataloader = dict(dataset=dict(pipeline=[
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandomFlip', prob=0.5),

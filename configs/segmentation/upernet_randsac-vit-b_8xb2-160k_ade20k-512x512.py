@@ -66,7 +66,7 @@ model = dict(
 
 # ADE20K: data/ade/ADEChallengeData2016/{images,annotations}/{training,
 # validation}/*.{jpg,png}; label 0 (other) is ignored.
-dataset_type = 'ADE20KDataset'
+dataset_type = 'CheckedADE20KDataset'  # ADE20KDataset + layout check
 data_root = 'data/ade/ADEChallengeData2016'
 train_pipeline = [
     dict(type='LoadImageFromFile'),
@@ -139,7 +139,8 @@ default_hooks = dict(
     logger=dict(type='LoggerHook', interval=50, log_metric_by_epoch=False),
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=16000,
-                    max_keep_ckpts=3),
+                    max_keep_ckpts=3,
+                    backend_args=dict(backend='atomic_local')),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='SegVisualizationHook'))
 custom_hooks = [dict(type='NonFiniteLossHook')]

@@ -1,11 +1,14 @@
+from .ade20k import CheckedADE20KDataset
 from .cifar import CheckedCIFAR10, CheckedCIFAR100
+from .coco import CheckedCocoDataset
 from .digits import DigitsDataset
 from .imagenet import CheckedImageNet, ImageNet100, imagenet100_classes
 from .layout_errors import DataLayoutError
-from .transforms import RandSACSegmentGenerator
+from .transforms import PerSampleSeed, RandSACSegmentGenerator
 from .unlabeled_folder import UnlabeledImageFolder
 
-__all__ = ['CheckedCIFAR10', 'CheckedCIFAR100', 'CheckedImageNet',
-           'DataLayoutError', 'DigitsDataset', 'ImageNet100',
+__all__ = ['CheckedADE20KDataset', 'CheckedCIFAR10', 'CheckedCIFAR100',
+           'CheckedCocoDataset', 'CheckedImageNet',
+           'DataLayoutError', 'DigitsDataset', 'ImageNet100', 'PerSampleSeed',
            'RandSACSegmentGenerator', 'UnlabeledImageFolder',
            'imagenet100_classes']

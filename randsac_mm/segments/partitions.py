@@ -85,19 +85,31 @@ def gaussian_argmax(points, means, stds):
     return log_density.argmax(1)
 
 
+# Redraws allowed before giving up on a blob layout with >= 2 segments.
+MAX_BLOB_DRAWS = 1000
+
+
 def blob_segment_ids(height, width, num_blobs, rng):
     """Blob segments: tokens go to the densest of ``num_blobs`` Gaussians.
 
     Components that catch no token are dropped, so the result may have
-    fewer than ``num_blobs`` segments.
+    fewer than ``num_blobs`` segments, but never fewer than 2: a draw in
+    which one Gaussian catches every token (a layout with nothing to
+    predict; likely on small grids with few blobs) is redrawn.
 
     Returns:
-        np.ndarray: int64 [height * width], labels 0..S-1, S <= num_blobs.
+        np.ndarray: int64 [height * width], labels 0..S-1,
+        2 <= S <= num_blobs.
     """
-    means, stds = sample_gaussians(num_blobs, rng)
-    labels = gaussian_argmax(normalized_token_positions(height, width), means,
-                             stds)
-    return relabel_by_first_token(labels)[0]
+    points = normalized_token_positions(height, width)
+    for _ in range(MAX_BLOB_DRAWS):
+        means, stds = sample_gaussians(num_blobs, rng)
+        labels = gaussian_argmax(points, means, stds)
+        if labels.min() != labels.max():
+            return relabel_by_first_token(labels)[0]
+    raise RuntimeError(
+        f'{MAX_BLOB_DRAWS} draws of {num_blobs} Gaussians over a {height}x'
+        f'{width} grid all gave a single segment')
 
 
 def shuffle_tokens(segment_ids, rng):

@@ -6,6 +6,7 @@ the process group and wraps the model in DDP with
 started with gloo first (mmengine then skips its own initialisation) and DDP
 gets ``device_ids=None``. On CUDA machines nothing changes.
 """
+import atexit
 import os
 
 import torch
@@ -43,4 +44,13 @@ def prepare_cpu_distributed(cfg, launcher):
             backend='gloo',
             rank=int(os.environ['RANK']),
             world_size=int(os.environ['WORLD_SIZE']))
+        # Left to interpreter teardown, gloo's threads sometimes abort the
+        # process ("terminate called without an active exception") after a
+        # finished run; close the group while Python is still up.
+        atexit.register(_destroy_process_group)
     return True
+
+
+def _destroy_process_group():
+    if dist.is_initialized():
+        dist.destroy_process_group()

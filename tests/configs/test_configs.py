@@ -125,7 +125,9 @@ def test_eval_config_without_checkpoint_says_how_to_pass_it():
 
 def test_main_config_is_the_paper_recipe():
     cfg = Config.fromfile(osp.join(CONFIG_DIR, 'randsac_vit-b_in1k.py'))
-    gen = cfg.train_dataloader.dataset.pipeline[3]
+    pipeline = cfg.train_dataloader.dataset.pipeline
+    assert pipeline[0].type == 'PerSampleSeed'
+    gen = pipeline[4]
     assert (gen.input_size, gen.patch_size, gen.segment, gen.square_size,
             tuple(gen.hierarchy)) == (192, 16, 'square', 3, (4, ))
     assert cfg.model.neck.num_layers == 8 and cfg.model.neck.embed_dims == 768
@@ -137,5 +139,18 @@ def test_main_config_is_the_paper_recipe():
         cfg.auto_scale_lr.base_batch_size == 4096
     assert cfg.train_cfg.max_epochs == 1600
     assert cfg.param_scheduler[0].end == 40
-    crop = cfg.train_dataloader.dataset.pipeline[1]
+    crop = pipeline[2]
     assert tuple(crop.crop_ratio_range) == (0.2, 1.0)
+
+
+@pytest.mark.parametrize('path', PRETRAIN_CONFIGS, ids=name)
+def test_pretraining_runs_are_reproducible_and_checkpoints_atomic(path):
+    """Crops and layouts are keyed on the sample (PerSampleSeed first, its
+    hook on), and checkpoints go through the atomic backend."""
+    cfg = Config.fromfile(path)
+    assert cfg.train_dataloader.dataset.pipeline[0].type == 'PerSampleSeed'
+    hooks = [h.type for h in cfg.custom_hooks]
+    assert 'PerSampleSeedHook' in hooks and 'NonFiniteLossHook' in hooks
+    assert cfg.train_cfg.type == 'EpochBasedTrainLoop'
+    assert cfg.default_hooks.checkpoint.backend_args == dict(
+        backend='atomic_local')

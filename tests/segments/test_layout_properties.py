@@ -64,23 +64,27 @@ def test_squares_are_contiguous_aligned_blocks(spec, seed):
 @given(specs(segment='blob', coherent=True), seeds)
 def test_blob_assignment_is_density_argmax(spec, seed):
     """Recomputes the blobs with scipy from the same random draws (means,
-    then standard deviations, as make_layout draws them)."""
+    then standard deviations, as make_layout draws them; a draw giving a
+    single segment is redrawn)."""
     layout = layout_of(spec, seed)
     rng = np.random.default_rng(seed)
     k = spec.num_segments
-    means = rng.uniform(-1.75, 1.75, size=(k, 2))
-    stds = rng.uniform(0.5, 1.0, size=(k, 2))
     h, w = spec.grid
     ys, xs = np.mgrid[0:h, 0:w]
     x = -2 + 4 * xs.reshape(-1) / max(w - 1, 1)
     y = -2 + 4 * ys.reshape(-1) / max(h - 1, 1)
     points = np.stack([x, y], 1)
     assert np.allclose(points, normalized_token_positions(h, w))
-    density = np.stack([
-        multivariate_normal(means[c], np.diag(stds[c]**2)).logpdf(points)
-        for c in range(k)
-    ], 1)
-    expected = density.argmax(1)
+    while True:
+        means = rng.uniform(-1.75, 1.75, size=(k, 2))
+        stds = rng.uniform(0.5, 1.0, size=(k, 2))
+        density = np.stack([
+            multivariate_normal(means[c], np.diag(stds[c]**2)).logpdf(points)
+            for c in range(k)
+        ], 1)
+        expected = density.argmax(1)
+        if len(set(expected.tolist())) >= 2:
+            break
     # Same partition: a bijection between expected components and segments.
     pairs = set(zip(expected.tolist(), layout.segment_ids.tolist()))
     assert len(pairs) == len(set(expected.tolist())) == layout.num_segments
@@ -215,3 +219,13 @@ def test_different_seeds_give_different_orders(spec, seed):
         return
     orders = {tuple(layout_of(spec, seed + i).order) for i in range(4)}
     assert len(orders) > 1
+
+
+def test_blobs_never_collapse_to_one_segment():
+    """Found by fuzzing: on a 2x2 grid two Gaussians often catch every
+    token with one of them; such draws are redrawn."""
+    from randsac_mm.segments.partitions import blob_segment_ids
+    counts = [len(np.unique(blob_segment_ids(2, 2, 2,
+                                             np.random.default_rng(s))))
+              for s in range(300)]
+    assert min(counts) == 2

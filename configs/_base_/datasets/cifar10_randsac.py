@@ -13,6 +13,7 @@ segment_generator = dict(
     type='RandSACSegmentGenerator', input_size=32, patch_size=4,
     segment='square', square_size=2, hierarchy=(), serialization='random')
 train_pipeline = [
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandomFlip', prob=0.5),

@@ -13,6 +13,7 @@ segment_generator = dict(
     type='RandSACSegmentGenerator', input_size=192, patch_size=16,
     segment='square', square_size=3, hierarchy=(4, ), serialization='random')
 train_pipeline = [
+    dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='LoadImageFromFile'),
     dict(type='RandomResizedCrop', scale=192, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),

@@ -1,10 +1,11 @@
 """RandSAC: Random Segments with Autoregressive Coding."""
 import numpy as np
 import torch
+from mmengine.dist import all_reduce, is_distributed
 from mmpretrain.models import BaseSelfSupervisor
 from mmpretrain.registry import MODELS
 
-from ..utils import SegmentBatch, gather_tokens
+from ..utils import ATTENTION_KERNELS, SegmentBatch, gather_tokens
 
 __all__ = ['RandSAC']
 
@@ -25,16 +26,31 @@ class RandSAC(BaseSelfSupervisor):
        whose query stream does this;
     4. the head regresses the pixels (per-patch normalised with
        ``norm_pix``); the loss is their MSE over the predicted tokens.
+
+    Args:
+        attention (str): the attention kernel of the masked layers:
+            'sdpa' (``F.scaled_dot_product_attention`` with boolean masks),
+            'explicit' (matmul, float32 softmax, matmul), 'flex'
+            (``flex_attention`` with block masks; CUDA, opt-in) or 'auto'
+            (default): 'explicit' on a CPU, where RandSAC's short sequences
+            make it the faster one (see README, Performance), 'sdpa'
+            elsewhere.
     """
 
     @property
     def two_stream(self):
         return not self.with_neck
 
-    def __init__(self, backbone, neck=None, head=None, **kwargs):
+    def __init__(self, backbone, neck=None, head=None, attention='auto',
+                 **kwargs):
+        allowed = ('auto', ) + ATTENTION_KERNELS
+        if attention not in allowed:
+            raise ValueError(f'attention must be one of {allowed}, got '
+                             f'{attention!r}')
         if head is None:
             raise ValueError('RandSAC needs a head (RandSACPretrainHead)')
         super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
+        self.attention = attention
         if self.two_stream and not hasattr(self.backbone,
                                            'forward_two_stream'):
             raise ValueError(
@@ -56,6 +72,12 @@ class RandSAC(BaseSelfSupervisor):
         ranks = [torch.as_tensor(np.asarray(s.token_rank))
                  for s in data_samples]
         return torch.stack(ranks).to(device=device, dtype=torch.long)
+
+    def attention_kernel(self, images):
+        """The kernel 'auto' resolves to for ``images``' device."""
+        if self.attention != 'auto':
+            return self.attention
+        return 'explicit' if images.device.type == 'cpu' else 'sdpa'
 
     def extract_feat(self, inputs, data_samples=None):
         """The probe feature: mean of the final-normed last-layer tokens.
@@ -81,7 +103,8 @@ class RandSAC(BaseSelfSupervisor):
             ``batch.dec_start``, and the ``SegmentBatch``.
         """
         if batch is None:
-            batch = SegmentBatch(token_rank)
+            batch = SegmentBatch(token_rank,
+                                 attention=self.attention_kernel(images))
         if self.two_stream:
             features = self.backbone.forward_two_stream(images, batch)
         else:
@@ -98,6 +121,19 @@ class RandSAC(BaseSelfSupervisor):
         pred, target, batch = self.predict_segments(
             images, self.token_rank(data_samples, images.device))
         return dict(loss=self.head.loss(pred, target, batch.loss_mask))
+
+    def parse_losses(self, losses):
+        """mmengine's, but the logged values are averaged over processes
+        (the loss to backpropagate stays this process's), so a distributed
+        run logs the loss of its global batch, the value one process with
+        that batch logs."""
+        loss, log_vars = super().parse_losses(losses)
+        if is_distributed():
+            for name, value in log_vars.items():
+                value = value.detach().clone()
+                all_reduce(value, 'mean')  # in place
+                log_vars[name] = value
+        return loss, log_vars
 
     @torch.no_grad()
     def reconstruct(self, inputs, data_samples):

@@ -1,4 +1,5 @@
 """The RandSAC encoder: a ViT with segment-causal self-attention."""
+from torch.utils.checkpoint import checkpoint
 from mmpretrain.models import VisionTransformer
 from mmpretrain.registry import MODELS
 
@@ -36,6 +37,9 @@ class RandSACViT(VisionTransformer):
             text; default) or 'learned' (trainable, the paper's listing).
         out_type (str): defaults to 'featmap' ([B, C, h, w] after the final
             norm), from which ``RandSAC.extract_feat`` averages.
+        with_cp (bool): activation checkpointing in ``encode_segments``:
+            each layer's activations are recomputed in the backward pass
+            instead of stored (less memory, about a third more compute).
         **kwargs: VisionTransformer arguments (``arch``, ``img_size``,
             ``patch_size``, ``drop_path_rate``, ...).
     """
@@ -46,6 +50,7 @@ class RandSACViT(VisionTransformer):
                  with_cls_token=False,
                  final_norm=True,
                  init_cfg=DEFAULT_INIT,
+                 with_cp=False,
                  **kwargs):
         if pos_embed_type not in POS_EMBED_TYPES:
             raise ValueError(f'pos_embed_type must be one of '
@@ -53,12 +58,22 @@ class RandSACViT(VisionTransformer):
         if with_cls_token:
             raise ValueError('RandSACViT has no class token: with_cls_token '
                              'must be False (features are averaged tokens)')
+        img_size = kwargs.get('img_size', 224)
+        patch_size = kwargs.get('patch_size', 16)
+        sides = (img_size, img_size) if isinstance(img_size, int) \
+            else tuple(img_size)
+        if any(side % patch_size for side in sides):
+            raise ValueError(
+                f'RandSACViT: img_size {img_size} must be divisible by '
+                f'patch_size {patch_size} (segments are made of whole '
+                'patches); allowed sides are multiples of the patch size')
         if not final_norm:
             raise ValueError('RandSACViT needs final_norm=True: the decoder '
                              'reads the final-normed encoder layers')
         super().__init__(out_type=out_type, with_cls_token=False,
                          final_norm=True, init_cfg=init_cfg, **kwargs)
         self.pos_embed_type = pos_embed_type
+        self.with_cp = with_cp
         if pos_embed_type == 'sincos':
             self.pos_embed.requires_grad = False
 
@@ -107,6 +122,10 @@ class RandSACViT(VisionTransformer):
         x = self.pre_norm(x)
         hidden = []
         for layer in self.layers:
-            x = masked_encoder_layer(layer, x, batch.encoder_mask)
+            if self.with_cp and x.requires_grad:
+                x = checkpoint(masked_encoder_layer, layer, x,
+                               batch.encoder_mask, use_reentrant=False)
+            else:
+                x = masked_encoder_layer(layer, x, batch.encoder_mask)
             hidden.append(x)
         return hidden

@@ -1,5 +1,6 @@
 """Pixel prediction head and loss of RandSAC."""
 import torch
+from mmengine.dist import all_reduce, get_world_size, is_distributed
 from mmengine.model import BaseModule
 from mmpretrain.registry import MODELS
 from torch import nn
@@ -58,6 +59,12 @@ class RandSACPretrainHead(BaseModule):
     def loss(self, pred, target, loss_mask):
         """MSE over the predicted tokens only.
 
+        In a distributed run the token count is summed over all processes,
+        and the local sum divided by its per-process mean: DDP's gradient
+        average then equals the gradient of the MSE over the global batch,
+        exactly what one process computes, even when segment sizes (and so
+        token counts) differ between processes.
+
         Args:
             pred (torch.Tensor): [B, L, P*P*C].
             target (torch.Tensor): [B, L, P*P*C], from construct_target.
@@ -68,4 +75,8 @@ class RandSACPretrainHead(BaseModule):
         """
         per_token = (pred.float() - target.float()).pow(2).mean(dim=-1)
         mask = loss_mask.to(per_token.dtype)
-        return (per_token * mask).sum() / mask.sum().clamp(min=1)
+        count = mask.sum().detach()
+        if is_distributed():
+            all_reduce(count)  # in place: the global count
+            count = count / get_world_size()
+        return (per_token * mask).sum() / count.clamp(min=1)

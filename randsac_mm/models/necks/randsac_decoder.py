@@ -6,6 +6,7 @@ from mmcv.cnn.bricks.transformer import FFN
 from mmengine.model import BaseModule, ModuleList
 from mmpretrain.registry import MODELS
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from ..utils import gather_tokens, multihead_attention, sincos_2d_embedding
 
@@ -93,6 +94,8 @@ class RandSACDecoder(BaseModule):
             plain masked transformer.
         pos_embed_type (str): 'sincos' (fixed) or 'learned'.
         drop_path_rate (float): stochastic depth, linearly over the layers.
+        with_cp (bool): activation checkpointing (recompute each layer's
+            activations in the backward pass instead of storing them).
     """
 
     def __init__(self,
@@ -107,8 +110,10 @@ class RandSACDecoder(BaseModule):
                  pos_embed_type='sincos',
                  drop_path_rate=0.0,
                  norm_cfg=dict(type='LN', eps=1e-6),
+                 with_cp=False,
                  init_cfg=None):
         super().__init__(init_cfg=init_cfg)
+        self.with_cp = with_cp
         if not isinstance(num_layers, int) or num_layers < 1:
             raise ValueError(f'num_layers (decoder depth) must be an int >= '
                              f'1, got {num_layers!r}')
@@ -189,5 +194,9 @@ class RandSACDecoder(BaseModule):
         """
         x = gather_tokens(self.pos_embed, batch.decoder_order)
         for layer, memory in zip(self.layers, self.memories(encoder_outputs)):
-            x = layer(x, memory, batch.decoder_mask, batch.cross_mask)
+            if self.with_cp and memory.requires_grad:
+                x = checkpoint(layer, x, memory, batch.decoder_mask,
+                               batch.cross_mask, use_reentrant=False)
+            else:
+                x = layer(x, memory, batch.decoder_mask, batch.cross_mask)
         return self.norm(x)

@@ -24,7 +24,13 @@ they attend to the first segment instead; they are never predicted
 """
 import torch
 
-__all__ = ['SegmentBatch', 'gather_tokens']
+__all__ = ['SegmentBatch', 'gather_tokens', 'ATTENTION_KERNELS']
+
+# 'sdpa': boolean masks for F.scaled_dot_product_attention; 'explicit':
+# additive float32 masks for the explicit softmax; 'flex': BlockMasks for
+# torch.nn.attention.flex_attention, which skips fully masked blocks (see
+# attention.py).
+ATTENTION_KERNELS = ('sdpa', 'explicit', 'flex')
 
 
 def gather_tokens(x, index):
@@ -54,7 +60,10 @@ class SegmentBatch:
             (positions ``[dec_start, N)``).
         shared (bool): every sample has the same sorted ranks (equal
             segments: squares, patches), so one mask serves the batch.
-        encoder_mask, decoder_mask, cross_mask (torch.Tensor): bool masks.
+        encoder_mask, decoder_mask, cross_mask (torch.Tensor): bool masks,
+            or their additive float32 form (0 / -inf) with
+            ``attention='explicit'``, or flex_attention ``BlockMask``s with
+            ``attention='flex'``.
         loss_mask (torch.Tensor): bool [B, N - dec_start], decoder positions
             that are predicted (not in the first segment).
 
@@ -64,9 +73,18 @@ class SegmentBatch:
             encoder and the first out of the decoder (training; default).
             False keeps all N tokens in both (the sequence lengths the
             paper's FLOPs table counts); the masks stay the same rules.
+        share_masks (bool): build one [1, 1, Lq, Lk] mask when every
+            sample has the same sorted ranks (default). False builds a
+            mask per sample even then (the benchmark's baseline).
+        attention (str): the kernel the masks are built for, one of
+            ``ATTENTION_KERNELS``.
     """
 
-    def __init__(self, token_rank, trim_outer_segments=True):
+    def __init__(self, token_rank, trim_outer_segments=True,
+                 share_masks=True, attention='sdpa'):
+        if attention not in ATTENTION_KERNELS:
+            raise ValueError(f'attention must be one of {ATTENTION_KERNELS},'
+                             f' got {attention!r}')
         if token_rank.dim() != 2:
             raise ValueError(f'token_rank must be [B, N], got shape '
                              f'{tuple(token_rank.shape)}')
@@ -82,14 +100,53 @@ class SegmentBatch:
             self.dec_start = int((self.sorted_rank == 0).sum(1).min())
         else:
             self.enc_len, self.dec_start = num_tokens, 0
-        self.shared = bool((self.sorted_rank == self.sorted_rank[:1]).all())
+        self.shared = share_masks and bool(
+            (self.sorted_rank == self.sorted_rank[:1]).all())
         ranks = self.sorted_rank[:1] if self.shared else self.sorted_rank
         self.encoder_rank = ranks[:, :self.enc_len]
         self.decoder_rank = ranks[:, self.dec_start:]
         self.loss_mask = self.sorted_rank[:, self.dec_start:] >= 1
-        self.encoder_mask = self._encoder_mask()
-        self.decoder_mask = self._decoder_mask()
-        self.cross_mask = self._cross_mask()
+        self.attention = attention
+        if attention == 'flex':
+            self._flex_masks()
+            return
+        self.encoder_mask = self._kernel_form(self._encoder_mask())
+        self.decoder_mask = self._kernel_form(self._decoder_mask())
+        self.cross_mask = self._kernel_form(self._cross_mask())
+
+    def _flex_masks(self):
+        """The same three rules as ``mask_mod`` functions of block masks
+        ([B or 1] x 1 heads), evaluated block-sparsely by flex_attention."""
+        from torch.nn.attention.flex_attention import create_block_mask
+        enc, dec = self.encoder_rank, self.decoder_rank
+        batch = None if self.shared else enc.shape[0]
+        row = (lambda b: 0) if self.shared else (lambda b: b)
+
+        def encoder(b, h, q, k):
+            return enc[row(b), k] <= enc[row(b), q]
+
+        def decoder(b, h, q, k):
+            key, query = dec[row(b), k], dec[row(b), q]
+            return ((key >= 1) & (key <= query)) | (q == k)
+
+        def cross(b, h, q, k):
+            key, query = enc[row(b), k], dec[row(b), q]
+            return (key < query) | ((query == 0) & (key == 0))
+
+        def block_mask(mask_mod, q_len, kv_len):
+            return create_block_mask(mask_mod, B=batch, H=None, Q_LEN=q_len,
+                                     KV_LEN=kv_len, device=enc.device)
+
+        le, ld = enc.shape[1], dec.shape[1]
+        self.encoder_mask = block_mask(encoder, le, le)
+        self.decoder_mask = block_mask(decoder, ld, ld)
+        self.cross_mask = block_mask(cross, ld, le)
+
+    def _kernel_form(self, allowed):
+        if self.attention == 'sdpa':
+            return allowed
+        bias = torch.zeros(allowed.shape, device=allowed.device)
+        return bias.masked_fill_(~allowed, float('-inf'))
 
     @property
     def encoder_order(self):

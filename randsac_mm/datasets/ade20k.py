@@ -1,0 +1,45 @@
+"""ADE20K (ADEChallengeData2016) with its on-disk layout checked."""
+import os
+import os.path as osp
+
+from mmseg.datasets import ADE20KDataset
+from mmseg.registry import DATASETS
+
+from .layout_errors import DataLayoutError, require_files
+
+__all__ = ['CheckedADE20KDataset']
+
+ADE20K_LAYOUT = """  <data_root>/images/{training,validation}/ADE_*.jpg
+  <data_root>/annotations/{training,validation}/ADE_*.png
+  (data_root is usually data/ade/ADEChallengeData2016)"""
+
+
+@DATASETS.register_module()
+class CheckedADE20KDataset(ADE20KDataset):
+    """mmseg's ``ADE20KDataset``; a missing or malformed data root fails at
+    build time with the expected layout: the split's image and annotation
+    folders must exist, hold images, and pair up by file stem."""
+
+    def load_data_list(self):
+        root = self.data_root
+        img_dir = self.data_prefix.get('img_path', '')
+        seg_dir = self.data_prefix.get('seg_map_path', '')
+        rel = [osp.relpath(p, root) if root else p
+               for p in (img_dir, seg_dir)]
+        require_files(root, rel, 'ADE20K', ADE20K_LAYOUT)
+        images = {osp.splitext(f)[0] for f in os.listdir(img_dir)
+                  if f.endswith(self.img_suffix)}
+        masks = {osp.splitext(f)[0] for f in os.listdir(seg_dir)
+                 if f.endswith(self.seg_map_suffix)}
+        if not images:
+            raise DataLayoutError(
+                f'ADE20K: {img_dir!r} holds no {self.img_suffix} images. '
+                f'Expected:\n{ADE20K_LAYOUT}')
+        unmatched = sorted(images - masks)
+        if unmatched:
+            raise DataLayoutError(
+                f'ADE20K: {len(unmatched)} images have no '
+                f'{self.seg_map_suffix} annotation in {seg_dir!r} (first: '
+                f'{unmatched[0]!r}). '
+                f'Expected:\n{ADE20K_LAYOUT}')
+        return super().load_data_list()

@@ -1,0 +1,3 @@
+from .atomic_local_backend import AtomicLocalBackend
+
+__all__ = ['AtomicLocalBackend']

@@ -1,0 +1,25 @@
+"""A test-only hook that records, per rank and iteration, the training loss
+and the segment layouts of the batch (imported by the test configs of
+test_distributed_and_resume.py through custom_imports)."""
+import json
+import os.path as osp
+
+import numpy as np
+from mmengine.dist import get_rank
+from mmengine.hooks import Hook
+from mmengine.registry import HOOKS
+
+
+@HOOKS.register_module()
+class LayoutRecorderHook(Hook):
+    priority = 'LOWEST'
+
+    def after_train_iter(self, runner, batch_idx, data_batch=None,
+                         outputs=None):
+        layouts = [np.asarray(s.token_rank).tolist()
+                   for s in data_batch['data_samples']]
+        row = dict(iter=runner.iter + 1, loss=float(outputs['loss']),
+                   layouts=layouts)
+        path = osp.join(runner.work_dir, f'record_rank{get_rank()}.jsonl')
+        with open(path, 'a') as f:
+            f.write(json.dumps(row) + '\n')

@@ -1,0 +1,143 @@
+"""Reliability of training runs (issue 8), end to end on the CPU:
+
+- 2 gloo processes compute, iteration by iteration, the losses of 1 process
+  with the same global batch and seed, on the same sample layouts;
+- a run killed with SIGKILL and resumed continues with the losses and
+  layouts of an uninterrupted run;
+- ``load_from`` takes a real training checkpoint under weights-only
+  loading.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from ..conftest import REPO_ROOT, free_port, run_tool
+
+pytestmark = pytest.mark.heavy
+
+DEMO = os.path.join(REPO_ROOT, 'configs', 'demo',
+                    'randsac_vit-mini-p4_square-16to4_digits.py')
+
+
+def write_config(tmp_path, images, batch_size, epochs):
+    """The demo pretraining config, small, logging every iteration, with
+    the recorder hook."""
+    cfg = tmp_path / 'cfg.py'
+    cfg.write_text(f"""
+_base_ = [{DEMO!r}]
+custom_imports = dict(imports=['randsac_mm', 'tests.tools.recorder_hook'],
+                      allow_failed_imports=False)
+custom_hooks = [dict(type='NonFiniteLossHook'),
+                dict(type='PerSampleSeedHook'),
+                dict(type='LayoutRecorderHook')]
+train_dataloader = dict(batch_size={batch_size},
+                        dataset=dict(indices={images}))
+train_cfg = dict(max_epochs={epochs})
+log_processor = dict(window_size=1)
+default_hooks = dict(logger=dict(interval=1),
+                     checkpoint=dict(interval=1, max_keep_ckpts=5))
+""")
+    return cfg
+
+
+ENV = {'PYTHONPATH': REPO_ROOT}
+
+
+def records(work_dir, rank=0):
+    path = work_dir / f'record_rank{rank}.jsonl'
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_two_processes_compute_what_one_process_computes(tmp_path):
+    single, dist = tmp_path / 'single', tmp_path / 'dist'
+    run_tool(['tools/train.py', write_config(tmp_path, 128, 32, 2),
+              '--work-dir', single], env=ENV)
+    (tmp_path / 'd').mkdir()
+    run_tool(['tools/dist_train.sh', write_config(tmp_path / 'd', 128, 16, 2),
+              '2', '--work-dir', dist],
+             env=dict(ENV, PORT=str(free_port())))
+    one = records(single)
+    ranks = [records(dist, 0), records(dist, 1)]
+    assert [r['iter'] for r in one] == list(range(1, 9))
+    assert [r['iter'] for r in ranks[0]] == [r['iter'] for r in ranks[1]] \
+        == list(range(1, 9))
+    for it, (a, r0, r1) in enumerate(zip(one, *ranks), start=1):
+        # The logged (process-averaged) loss is the single-process loss.
+        assert r0['loss'] == r1['loss']
+        assert r0['loss'] == pytest.approx(a['loss'], rel=1e-5), it
+        # The global batch gets the same layouts; no layout is shared by
+        # the two ranks.
+        split = [json.dumps(x) for x in r0['layouts'] + r1['layouts']]
+        assert sorted(split) == sorted(json.dumps(x) for x in a['layouts'])
+        assert not {json.dumps(x) for x in r0['layouts']} & \
+            {json.dumps(x) for x in r1['layouts']}
+    # The losses moved: the runs trained, and agree while doing it.
+    assert one[-1]['loss'] < one[0]['loss']
+
+
+def train_cmd(cfg, work_dir, *flags):
+    return [sys.executable, 'tools/train.py', str(cfg), '--work-dir',
+            str(work_dir), *flags]
+
+
+def test_sigkilled_run_resumes_exactly(tmp_path):
+    cfg = write_config(tmp_path, 256, 32, 3)  # 8 iterations an epoch
+    full, killed = tmp_path / 'full', tmp_path / 'killed'
+    env = dict(os.environ, OMP_NUM_THREADS='1', **ENV)
+    subprocess.run(train_cmd(cfg, full), cwd=REPO_ROOT, env=env, check=True,
+                   capture_output=True)
+
+    proc = subprocess.Popen(train_cmd(cfg, killed), cwd=REPO_ROOT, env=env,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    record = killed / 'record_rank0.jsonl'
+    deadline = time.time() + 300
+    # Kill in the middle of epoch 2: epoch_1.pth saved, epoch 2 running.
+    while time.time() < deadline and proc.poll() is None:
+        if record.exists() and len(record.read_text().splitlines()) >= 11:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    done = records(killed)
+    assert 11 <= len(done) < 24, 'the kill did not land mid-run'
+    saved = sorted(p.name for p in killed.glob('*.pth'))
+    assert 'epoch_1.pth' in saved and 'epoch_3.pth' not in saved
+
+    resumed = run_tool(['tools/train.py', cfg, '--work-dir', killed,
+                        '--resume'], env=ENV)
+    log = resumed.stdout + resumed.stderr
+    start = 8 * len(saved)  # iterations the last checkpoint holds
+    assert f'resumed epoch: {len(saved)}, iter: {start}' in log
+    after = records(killed)[len(done):]
+    reference = records(full)
+    assert [r['iter'] for r in after] == list(range(start + 1, 25))
+    for r in after:
+        ref = reference[r['iter'] - 1]
+        assert r['layouts'] == ref['layouts'], r['iter']
+        assert r['loss'] == pytest.approx(ref['loss'], rel=1e-6), r['iter']
+    # The final weights are the uninterrupted run's.
+    import randsac_mm  # noqa: F401
+    a = torch.load(full / 'epoch_3.pth')['state_dict']
+    b = torch.load(killed / 'epoch_3.pth')['state_dict']
+    for name in a:
+        torch.testing.assert_close(a[name], b[name], rtol=1e-5, atol=1e-6)
+
+
+def test_load_from_a_training_checkpoint(tmp_path):
+    cfg = write_config(tmp_path, 64, 32, 1)
+    run_tool(['tools/train.py', cfg, '--work-dir', tmp_path / 'a'], env=ENV)
+    ckpt = tmp_path / 'a' / 'epoch_1.pth'
+    proc = run_tool(['tools/train.py', cfg, '--work-dir', tmp_path / 'b',
+                     '--cfg-options', f'load_from={ckpt}'], env=ENV)
+    log = proc.stdout + proc.stderr
+    assert f'Load checkpoint from {ckpt}' in log
+    # Weights, not the schedule: training starts at epoch 1 again.
+    assert records(tmp_path / 'b')[0]['iter'] == 1

@@ -1,0 +1,62 @@
+"""The benchmark's reference and RandSAC compute the same loss (so the
+throughput ratios compare equal work)."""
+import importlib.util
+import os.path as osp
+
+import pytest
+import torch
+from mmpretrain.registry import MODELS
+
+import randsac_mm  # noqa: F401  (registers RandSAC)
+
+from ..conftest import REPO_ROOT
+
+
+def load(name):
+    path = osp.join(REPO_ROOT, 'tools', 'benchmarks', f'{name}.py')
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+benchmark = load('pretrain_throughput')
+reference = load('reference_randsac')
+
+
+@pytest.mark.parametrize('setting', list(benchmark.SETTINGS))
+@pytest.mark.parametrize('attention', ['explicit', 'sdpa'])
+def test_same_loss_same_weights_same_layout(setting, attention):
+    torch.manual_seed(0)
+    model = MODELS.build(benchmark.build_model_cfg(setting, 'ours'))
+    model.init_weights()
+    model.attention = attention
+    if model.neck.skip_connection:  # exercise the whole mixer
+        with torch.no_grad():
+            model.neck.skip_weights.normal_()
+    ref = reference.reference_from_randsac(model)
+    img = benchmark.SETTINGS[setting][2]
+    ranks = benchmark.layouts(setting, 2)[0]
+    images = torch.randn(2, 3, img, img)
+    with torch.no_grad():
+        pred, target, batch = model.predict_segments(images, ranks)
+        ours = model.head.loss(pred, target, batch.loss_mask)
+        theirs = ref(images, ranks)
+    assert torch.isfinite(ours)
+    torch.testing.assert_close(theirs, ours, rtol=1e-5, atol=0)
+
+
+def test_reference_is_a_different_computation():
+    """Guards the test above against comparing a model with itself: other
+    weights give another loss."""
+    setting = 'vit-t-cifar'
+    model = MODELS.build(benchmark.build_model_cfg(setting, 'ours'))
+    model.init_weights()
+    ref = reference.reference_from_randsac(model)
+    assert isinstance(ref.encoder[0], torch.nn.TransformerEncoderLayer)
+    ranks = benchmark.layouts(setting, 2)[0]
+    images = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        before = ref(images, ranks)
+        ref.encoder[3].linear1.weight.mul_(1.5)
+        assert not torch.allclose(ref(images, ranks), before, rtol=1e-4)

@@ -1,0 +1,395 @@
+"""Pretraining throughput of RandSAC against a reference and MAE.
+
+For each setting and precision, one training iteration (forward, backward,
+AdamW step) is timed for:
+
+- ``reference``: ``reference_randsac.ReferenceRandSAC`` (nn.Transformer
+  layers, sequence-first, boolean masks), the same weights, layouts, loss;
+- ``mae``: mmpretrain's MAE, the same encoder at its own 75% masking, and
+  a decoder as wide and deep as the setting's RandSAC decoder (MAE's own
+  default, 512 x 8, is wider than a ViT-T and would inflate the ratio);
+- ``ours``: ``RandSAC`` as configs build it (all fast paths on);
+- ``ours-*``: ours with one fast path off (or, for ``-cp``, ``-compile``
+  and, on CUDA, ``-flex``, on), to show what each one is worth.
+
+Each measurement runs in its own process (clean peak memory, no shared
+compile caches): ``--warmup`` iterations, then ``--repeats`` rounds of
+``--iters`` iterations; the table reports the median round. Images are
+random, layouts are sampled by ``RandSACSegmentGenerator``'s layout code
+(a fixed pool cycled through, the same for every variant).
+
+Memory: on a GPU, ``torch.cuda.max_memory_allocated``; on a CPU, the peak
+resident set size of the process during the timed iterations (``peak``,
+sampled every millisecond) and its growth over the resident size before
+the first iteration, model and inputs built (``+train``: activations,
+gradients, optimizer state and temporaries).
+FLOP/s: ``tools/analysis/get_flops.py``'s forward count of the setting
+(multiply-accumulates, one layout) x 2 FLOPs x 3 (forward and backward),
+per image, times images/s. MFU divides by ``--peak-tflops`` when given.
+
+    python tools/benchmarks/pretrain_throughput.py \
+        [--settings vit-t-cifar vit-s-in100 vit-b-in1k] \
+        [--dtypes fp32 bf16] [--variants ...] [--compile] \
+        [--out work_dirs/benchmarks/pretrain_throughput.json]
+"""
+import argparse
+import json
+import os
+import os.path as osp
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = osp.dirname(osp.abspath(__file__))
+ROOT = osp.dirname(osp.dirname(HERE))
+
+# name: (model base config, layout spec, image size, CPU batch size).
+SETTINGS = {
+    'vit-t-cifar': ('randsac_vit-tiny-p4.py',
+                    dict(segment='square', square_size=2), 32, 32),
+    'vit-s-in100': ('randsac_vit-small-p16.py',
+                    dict(segment='blob', num_segments=16, hierarchy=(4, )),
+                    224, 8),
+    'vit-b-in1k': ('randsac_vit-base-p16.py',
+                   dict(segment='square', square_size=3, hierarchy=(4, )),
+                   192, 4),
+}
+# variant: what differs from ``ours``.
+VARIANTS = {
+    'reference': 'reference_randsac.py (nn.Transformer, boolean masks)',
+    'mae': 'mmpretrain MAE, 75% masking, decoder sized like ours',
+    'ours': 'RandSAC, all fast paths',
+    'ours-sdpa': 'SDPA kernel instead of the explicit one',
+    'ours-no-shared-mask': 'one mask per sample even for equal segments',
+    'ours-no-trim': 'last segment encoded and first decoded',
+    'ours-cp': 'with activation checkpointing',
+    'ours-compile': 'torch.compile of the loss',
+    'ours-flex': 'flex_attention block-sparse kernel (CUDA only)',
+}
+DEFAULT_VARIANTS = ('reference', 'mae', 'ours', 'ours-sdpa',
+                    'ours-no-shared-mask', 'ours-no-trim', 'ours-cp')
+LAYOUT_POOL = 8
+
+
+def _rss_mib():
+    """Current resident set size of this process."""
+    with open('/proc/self/statm') as f:
+        pages = int(f.read().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+class RssSampler:
+    """Samples the process's resident memory every millisecond in a thread
+    (a CPU has no allocator statistics like CUDA's): ``peak`` is the
+    highest sample while running."""
+
+    def __init__(self):
+        self.peak = _rss_mib()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.wait(0.001):
+            self.peak = max(self.peak, _rss_mib())
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss_mib())
+
+
+def build_model_cfg(setting, variant):
+    from mmengine.config import Config
+    base, _, _, _ = SETTINGS[setting]
+    cfg = Config.fromfile(osp.join(ROOT, 'configs/_base_/models', base))
+    model = cfg.model
+    if variant == 'ours-sdpa':
+        model['attention'] = 'sdpa'
+    if variant == 'ours-flex':
+        model['attention'] = 'flex'
+    if variant == 'ours-cp':
+        model['backbone']['with_cp'] = True
+        model['neck']['with_cp'] = True
+    return model
+
+
+def layouts(setting, batch_size):
+    """A pool of int64 [B, N] token_rank batches."""
+    import numpy as np
+    import torch
+
+    from randsac_mm.segments import SegmentSpec, make_layout, token_grid
+    _, spec, img, _ = SETTINGS[setting]
+    patch = 4 if setting == 'vit-t-cifar' else 16
+    spec = SegmentSpec(grid=token_grid(img, patch), **spec)
+    rng = np.random.default_rng(0)
+    return [
+        torch.stack([
+            torch.as_tensor(make_layout(spec, rng).token_rank)
+            for _ in range(batch_size)
+        ]) for _ in range(LAYOUT_POOL)
+    ]
+
+
+def forward_macs(setting):
+    """Forward multiply-accumulates of one image (get_flops.py's count)."""
+    sys.path.insert(0, osp.join(ROOT, 'tools/analysis'))
+    from get_flops import count
+    ranks = layouts(setting, 1)[0]
+    macs, _, _ = count(build_model_cfg(setting, 'ours'), ranks)
+    return macs
+
+
+def build_loss_fn(setting, variant, device):
+    """(loss_fn(images, token_rank) -> scalar, trainable parameters)."""
+    import torch
+    from mmpretrain.registry import MODELS
+
+    from randsac_mm.models.utils import SegmentBatch
+    torch.manual_seed(0)
+    if variant == 'mae':
+        ours = MODELS.build(build_model_cfg(setting, 'ours'))
+        bb = ours.backbone
+        model = MODELS.build(
+            dict(type='MAE',
+                 backbone=dict(type='MAEViT', arch=dict(
+                     embed_dims=bb.embed_dims, num_layers=len(bb.layers),
+                     num_heads=bb.layers[0].attn.num_heads,
+                     feedforward_channels=bb.layers[0].ffn.layers[0][0]
+                     .out_features), img_size=bb.img_size[0],
+                     patch_size=ours.head.patch_size, mask_ratio=0.75),
+                 neck=dict(type='MAEPretrainDecoder',
+                           num_patches=bb.patch_resolution[0] *
+                           bb.patch_resolution[1],
+                           patch_size=ours.head.patch_size,
+                           embed_dim=bb.embed_dims,
+                           decoder_embed_dim=ours.neck.embed_dims,
+                           decoder_depth=len(ours.neck.layers),
+                           decoder_num_heads=ours.neck.layers[0].num_heads),
+                 head=dict(type='MAEPretrainHead', norm_pix=True,
+                           patch_size=ours.head.patch_size,
+                           loss=dict(type='PixelReconstructionLoss',
+                                     criterion='L2'))))
+        model.init_weights()
+        model.to(device).train()
+
+        def loss_fn(images, token_rank):
+            return model.loss(images, [])['loss']
+        return loss_fn, model
+    model = MODELS.build(build_model_cfg(setting, variant))
+    model.init_weights()
+    model.to(device).train()
+    if variant == 'reference':
+        sys.path.insert(0, HERE)
+        from reference_randsac import reference_from_randsac
+        ref = reference_from_randsac(model).train()
+        return ref, ref
+    trim = variant != 'ours-no-trim'
+    share = variant != 'ours-no-shared-mask'
+
+    def loss_fn(images, token_rank):
+        batch = SegmentBatch(token_rank, trim_outer_segments=trim,
+                             share_masks=share,
+                             attention=model.attention_kernel(images))
+        pred, target, batch = model.predict_segments(images, token_rank,
+                                                     batch)
+        return model.head.loss(pred, target, batch.loss_mask)
+    if variant == 'ours-compile':
+        loss_fn = torch.compile(loss_fn)
+    return loss_fn, model
+
+
+def measure(setting, variant, dtype, batch_size, iters, repeats, warmup):
+    """Runs in a worker process; returns one result row."""
+    import logging
+
+    import torch
+    from mmengine.logging import MMLogger
+    from mmengine.registry import init_default_scope
+
+    import randsac_mm  # noqa: F401
+    MMLogger.get_current_instance().setLevel(logging.WARNING)
+    init_default_scope('mmpretrain')
+    device = 'cuda' if torch.cuda.is_available() else 'cpu'
+    _, _, img, _ = SETTINGS[setting]
+    loss_fn, module = build_loss_fn(setting, variant, device)
+    params = [p for p in module.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=1.5e-4, weight_decay=0.05)
+    pool = [r.to(device) for r in layouts(setting, batch_size)]
+    images = torch.randn(batch_size, 3, img, img, device=device)
+    rss_built = _rss_mib()
+
+    def sync():
+        if device == 'cuda':
+            torch.cuda.synchronize()
+
+    def step(i):
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast(device, dtype=torch.bfloat16,
+                            enabled=dtype == 'bf16'):
+            loss = loss_fn(images, pool[i % len(pool)])
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    with RssSampler() as rss:
+        for i in range(warmup):
+            step(i)
+        sync()
+        if device == 'cuda':
+            torch.cuda.reset_peak_memory_stats()
+        rounds = []
+        for r in range(repeats):
+            start = time.perf_counter()
+            for i in range(iters):
+                loss = step(warmup + r * iters + i)
+            sync()
+            rounds.append((time.perf_counter() - start) / iters)
+    seconds = statistics.median(rounds)
+    row = dict(setting=setting, variant=variant, dtype=dtype,
+               batch_size=batch_size, device=device,
+               ms_per_iter=seconds * 1e3, images_per_s=batch_size / seconds,
+               rounds_ms=[t * 1e3 for t in rounds], loss=float(loss))
+    if device == 'cuda':
+        row['peak_mem_mib'] = torch.cuda.max_memory_allocated() / 2**20
+    else:
+        row['peak_mem_mib'] = rss.peak
+        row['train_mem_mib'] = rss.peak - rss_built
+    return row
+
+
+def run_worker(args, setting, variant, dtype, batch_size):
+    cmd = [sys.executable, __file__, '--worker', setting, variant, dtype,
+           str(batch_size), '--iters', str(args.iters), '--repeats',
+           str(args.repeats), '--warmup', str(args.warmup)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode:
+        raise RuntimeError(f'{setting} {variant} {dtype} failed:\n'
+                           f'{proc.stderr[-3000:]}')
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def machine():
+    import torch
+    info = dict(python=platform.python_version(), torch=torch.__version__,
+                threads=torch.get_num_threads(), cpu=platform.processor())
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    info['cpu'] = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info['cpu_count'] = os.cpu_count()
+    if torch.cuda.is_available():
+        info['gpu'] = torch.cuda.get_device_name()
+    return info
+
+
+def print_table(rows, macs):
+    head = (f"{'setting':12s} {'dtype':5s} {'variant':20s} {'bs':>3s} "
+            f"{'ms/iter':>8s} {'img/s':>7s} {'xref':>5s} {'xmae':>5s} "
+            f"{'peak MiB':>8s} {'+train':>7s} {'GFLOP/s':>8s} {'MFU':>5s}")
+    print(head)
+    print('-' * len(head))
+    for r in rows:
+        train = r.get('train_mem_mib')
+        mfu = r.get('mfu')
+        print(f"{r['setting']:12s} {r['dtype']:5s} {r['variant']:20s} "
+              f"{r['batch_size']:3d} {r['ms_per_iter']:8.1f} "
+              f"{r['images_per_s']:7.1f} {r.get('x_reference', 0):5.2f} "
+              f"{r.get('x_mae', 0):5.2f} {r['peak_mem_mib']:8.0f} "
+              f"{'-' if train is None else f'{train:.0f}':>7s} "
+              f"{r.get('gflops_per_s', 0):8.1f} "
+              f"{'-' if mfu is None else f'{mfu:.0%}':>5s}")
+    print('xref, xmae: images/s over the reference\'s / MAE\'s, same '
+          'setting and dtype. FLOPs per image (forward MACs): ' + ', '.join(
+              f'{k} {v / 1e9:.2f} G' for k, v in macs.items()))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--settings', nargs='+', choices=list(SETTINGS),
+                        default=list(SETTINGS))
+    parser.add_argument('--dtypes', nargs='+', choices=('fp32', 'bf16'),
+                        default=['fp32', 'bf16'])
+    parser.add_argument('--variants', nargs='+', choices=list(VARIANTS),
+                        default=list(DEFAULT_VARIANTS))
+    parser.add_argument('--compile', action='store_true',
+                        help='also time ours-compile (torch.compile)')
+    parser.add_argument('--batch-size', type=int,
+                        help='override every setting\'s batch size')
+    parser.add_argument('--iters', type=int, default=3)
+    parser.add_argument('--repeats', type=int, default=5)
+    parser.add_argument('--warmup', type=int, default=2)
+    parser.add_argument('--peak-tflops', type=float,
+                        help='peak FLOP/s of the device for the dtype '
+                        '(e.g. 989 for an H100 SXM in bf16), for MFU')
+    parser.add_argument(
+        '--out', default='work_dirs/benchmarks/pretrain_throughput.json')
+    parser.add_argument('--worker', nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        setting, variant, dtype, batch_size = args.worker
+        print(json.dumps(measure(setting, variant, dtype, int(batch_size),
+                                 args.iters, args.repeats, args.warmup)))
+        return
+    variants = list(args.variants)
+    if args.compile and 'ours-compile' not in variants:
+        variants.append('ours-compile')
+    import torch
+    if torch.cuda.is_available() and 'ours-flex' not in variants:
+        variants.append('ours-flex')
+    import logging
+
+    from mmengine.logging import MMLogger
+    from mmengine.registry import init_default_scope
+
+    import randsac_mm  # noqa: F401
+    MMLogger.get_current_instance().setLevel(logging.WARNING)
+    init_default_scope('mmpretrain')
+    macs = {s: forward_macs(s) for s in args.settings}
+    rows = []
+    for setting in args.settings:
+        batch_size = args.batch_size or SETTINGS[setting][3]
+        for dtype in args.dtypes:
+            group = []
+            for variant in variants:
+                row = run_worker(args, setting, variant, dtype, batch_size)
+                print(f"{setting} {dtype} {variant}: "
+                      f"{row['ms_per_iter']:.1f} ms/iter", flush=True)
+                group.append(row)
+            by_name = {r['variant']: r for r in group}
+            for row in group:
+                for base in ('reference', 'mae'):
+                    if base in by_name:
+                        row[f'x_{base}'] = (row['images_per_s'] /
+                                            by_name[base]['images_per_s'])
+                if row['variant'].startswith('ours'):
+                    flops = row['images_per_s'] * macs[setting] * 2 * 3
+                    row['gflops_per_s'] = flops / 1e9
+                    if args.peak_tflops:
+                        row['mfu'] = flops / (args.peak_tflops * 1e12)
+            rows.extend(group)
+    print_table(rows, macs)
+    result = dict(machine=machine(), command=' '.join(sys.argv),
+                  iters=args.iters, repeats=args.repeats,
+                  warmup=args.warmup, forward_macs_per_image=macs,
+                  variants={v: VARIANTS[v] for v in variants}, rows=rows)
+    os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
+    with open(args.out, 'w') as f:
+        json.dump(result, f, indent=2)
+    print(f'wrote {args.out}')
+
+
+if __name__ == '__main__':
+    main()
