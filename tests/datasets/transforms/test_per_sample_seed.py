@@ -101,6 +101,9 @@ def test_persistent_workers_see_the_epoch_set_by_the_hook():
     assert all(a != b for a, b in zip(epoch0, epoch1))
     data.pipeline.transforms[0].set_epoch(1)
     assert epoch1 == [sample(data, i)[1] for i in range(8)]
+    # Stop the persistent workers now (left to garbage collection, their
+    # join times out seconds later, inside the next test).
+    loader._iterator._shutdown_workers()
 
 
 def test_hook_refuses_iteration_based_loops():
