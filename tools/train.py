@@ -3,6 +3,7 @@
 Examples:
     python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py
     tools/dist_train.sh configs/randsac_vit-b_in1k.py 8 --amp
+    tools/dist_train.sh configs/randsac_vit-b_in1k.py 8 --amp-dtype bfloat16
     python tools/train.py CONFIG --resume                # latest checkpoint
     python tools/train.py CONFIG --resume work_dirs/x/epoch_10.pth
 """
@@ -39,6 +40,14 @@ def parse_args(argv=None):
         '--no-validate',
         action='store_true',
         help='skip validation during training')
+    parser.add_argument(
+        '--amp-dtype',
+        choices=['float16', 'bfloat16'],
+        default=None,
+        help='autocast dtype; implies --amp. float16 (CUDA only): '
+        'AmpOptimWrapper with dynamic loss scaling, the --amp default on '
+        'CUDA; bfloat16: autocast without loss scaling, the --amp default '
+        'on a CPU')
     add_common_args(parser)
     return parser.parse_args(argv)
 

@@ -1,7 +1,8 @@
 """An optimizer wrapper that runs the forward pass under bf16 autocast.
 
-mmengine's ``AmpOptimWrapper`` asserts a CUDA (or NPU/MLU) device, so
-``tools/train.py --amp`` uses this wrapper on CPUs. bf16 keeps fp32's
+mmengine's ``AmpOptimWrapper`` asserts a CUDA (or NPU/MLU) device and
+always scales the loss, so ``tools/train.py --amp`` uses this wrapper for
+bf16: on CPUs, and on CUDA with ``--amp-dtype bfloat16``. bf16 keeps fp32's
 exponent range, so no loss scaling is needed.
 """
 from contextlib import contextmanager

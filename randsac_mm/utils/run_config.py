@@ -17,7 +17,7 @@ def add_common_args(parser):
         '--amp',
         action='store_true',
         help='mixed precision: fp16 with dynamic loss scaling on CUDA, '
-        'bf16 autocast on a CPU')
+        'bf16 autocast on a CPU (tools/train.py: see --amp-dtype)')
     parser.add_argument(
         '--cfg-options',
         nargs='+',
@@ -55,14 +55,35 @@ def load_run_config(args):
     elif cfg.get('work_dir') is None:
         cfg.work_dir = osp.join('./work_dirs',
                                 osp.splitext(osp.basename(args.config))[0])
-    if args.amp:
-        enable_amp(cfg)
+    amp_dtype = vars(args).get('amp_dtype')  # tools/train.py only
+    if args.amp or amp_dtype is not None:
+        enable_amp(cfg, amp_dtype)
     return cfg
 
 
-def enable_amp(cfg):
-    """Switches ``cfg.optim_wrapper`` to mixed precision for this machine."""
+AMP_DTYPES = {'cuda': ('float16', 'bfloat16'), 'cpu': ('bfloat16', )}
+
+
+def enable_amp(cfg, dtype=None):
+    """Switches ``cfg.optim_wrapper`` to mixed precision for this machine.
+
+    Args:
+        cfg (mmengine.Config): modified in place.
+        dtype (str | None): the autocast dtype, one of ``AMP_DTYPES`` for
+            the device. None: float16 with dynamic loss scaling on CUDA
+            (mmengine's ``AmpOptimWrapper``, what ``--amp`` means in
+            mmpretrain), bfloat16 on a CPU. bfloat16 uses our
+            ``AutocastOptimWrapper``: it keeps fp32's exponent range, so it
+            needs no loss scaler.
+    """
     import torch
+
+    device = 'cuda' if torch.cuda.is_available() else 'cpu'
+    if dtype is None:
+        dtype = AMP_DTYPES[device][0]
+    if dtype not in AMP_DTYPES[device]:
+        raise ValueError(f'--amp-dtype: {dtype!r} is not available on '
+                         f'{device}; allowed: {AMP_DTYPES[device]}')
 
     optim_wrapper = cfg.get('optim_wrapper')
     if optim_wrapper is None:
@@ -76,9 +97,10 @@ def enable_amp(cfg):
         raise ValueError('--amp: optim_wrapper.type is '
                          f"{optim_wrapper['type']!r}; it must be OptimWrapper "
                          'for --amp to replace it')
-    if torch.cuda.is_available():
+    if dtype == 'float16':
         optim_wrapper['type'] = 'AmpOptimWrapper'
         optim_wrapper.setdefault('loss_scale', 'dynamic')
     else:
         optim_wrapper['type'] = 'AutocastOptimWrapper'
-        optim_wrapper['dtype'] = 'bfloat16'
+        optim_wrapper.pop('loss_scale', None)
+    optim_wrapper['dtype'] = dtype

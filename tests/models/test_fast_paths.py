@@ -46,22 +46,12 @@ def test_explicit_kernel_equals_sdpa(variant, kind):
 
 
 @pytest.mark.parametrize('kind', KINDS)
-def test_trim_and_shared_masks_change_nothing(kind):
+def test_trimming_changes_nothing(kind):
     model = build_model('skip')
     images, ranks = inputs(kind)
-    fast = loss_and_grads(model, images, ranks)
-    assert_same(fast, loss_and_grads(model, images, ranks,
-                                     trim_outer_segments=False))
-    assert_same(fast, loss_and_grads(model, images, ranks,
-                                     share_masks=False))
-
-
-def test_shared_mask_is_one_mask_for_equal_segments():
-    _, ranks = inputs('flat_square')
-    assert SegmentBatch(ranks).encoder_mask.shape[0] == 1
-    assert SegmentBatch(ranks, share_masks=False).encoder_mask.shape[0] == 3
-    _, ranks = inputs('hier_blob')
-    assert SegmentBatch(ranks).encoder_mask.shape[0] == 3
+    assert_same(loss_and_grads(model, images, ranks),
+                loss_and_grads(model, images, ranks,
+                               trim_outer_segments=False))
 
 
 def test_explicit_masks_are_the_additive_form_of_the_boolean_ones():

@@ -107,12 +107,12 @@ def check_batch(batch, ranks):
 
 @FUZZ
 @given(spec=specs(), seed=seeds, batch_size=st.integers(1, 4),
-       trim=st.booleans(), share=st.booleans(),
+       trim=st.booleans(),
        attention=st.sampled_from(['sdpa', 'explicit']))
 def test_generated_layouts_give_rule_abiding_masks(spec, seed, batch_size,
-                                                   trim, share, attention):
+                                                   trim, attention):
     ranks, _ = generate(spec, seed, batch_size)
-    batch = SegmentBatch(ranks, trim_outer_segments=trim, share_masks=share,
+    batch = SegmentBatch(ranks, trim_outer_segments=trim,
                          attention=attention)
     check_batch(batch, ranks)
 

@@ -27,11 +27,11 @@ def test_flat_square_masks_equal_the_listing(grid, m):
     batch = SegmentBatch(ranks)
     k, size = spec.nominal_segments, m * m
     expected = listing_block_mask(k, size)
-    assert batch.shared
     assert batch.enc_len == (k - 1) * size and batch.dec_start == size
     for mask in (batch.encoder_mask, batch.decoder_mask, batch.cross_mask):
-        assert mask.shape == (1, 1) + expected.shape
-        assert torch.equal(mask[0, 0], expected)
+        assert mask.shape == (3, 1) + expected.shape
+        for sample_mask in mask:
+            assert torch.equal(sample_mask[0], expected)
     assert batch.loss_mask.all()
 
 
@@ -49,7 +49,6 @@ def test_unequal_segments_get_per_sample_masks_without_empty_rows():
     ranks = torch.tensor([[0, 1, 1, 1, 2, 2, 2, 2],
                           [0, 0, 0, 1, 1, 1, 1, 2]])
     batch = SegmentBatch(ranks)
-    assert not batch.shared
     assert batch.enc_len == 7 and batch.dec_start == 1
     for mask in (batch.encoder_mask, batch.decoder_mask, batch.cross_mask):
         assert mask.shape[0] == 2

@@ -69,10 +69,12 @@ def test_resume_from_explicit_checkpoint_and_missing_path(tmp_path):
                   tmp_path / 'nope.pth'])
 
 
-def test_amp_on_cpu_uses_bf16_autocast(tmp_path):
-    proc = train(tmp_path, '--amp')
+@pytest.mark.parametrize('flags', [['--amp'], ['--amp-dtype', 'bfloat16']])
+def test_amp_on_cpu_uses_bf16_autocast(tmp_path, flags):
+    proc = train(tmp_path, *flags)
     log = proc.stdout + proc.stderr
     assert "type='AutocastOptimWrapper'" in log
+    assert "dtype='bfloat16'" in log
     losses = [float(x) for x in re.findall(r'\bloss: ([\d.]+)', log)]
     assert len(losses) == 4 and all(0 < x < 10 for x in losses)
 
@@ -98,8 +100,9 @@ def test_dist_train_two_cpu_processes(tmp_path):
 
 
 @pytest.mark.parametrize('tool, flags', [
-    ('tools/train.py', ['--work-dir', '--resume', '--amp', '--auto-scale-lr',
-                        '--cfg-options', '--launcher', '--no-validate']),
+    ('tools/train.py', ['--work-dir', '--resume', '--amp', '--amp-dtype',
+                        '--auto-scale-lr', '--cfg-options', '--launcher',
+                        '--no-validate']),
     ('tools/test.py', ['--work-dir', '--out', '--amp', '--cfg-options',
                        '--launcher']),
 ])

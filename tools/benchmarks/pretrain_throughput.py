@@ -14,7 +14,10 @@ AdamW step) is timed for:
 
 Each measurement runs in its own process (clean peak memory, no shared
 compile caches): ``--warmup`` iterations, then ``--repeats`` rounds of
-``--iters`` iterations; the table reports the median round. Images are
+``--iters`` iterations. ``--passes`` runs the whole list of variants that
+many times, one after the other, so a slow drift of the machine's speed
+(shared cloud hosts) falls on every variant alike; the table reports the
+median of all rounds of all passes and the highest peak memory. Images are
 random, layouts are sampled by ``RandSACSegmentGenerator``'s layout code
 (a fixed pool cycled through, the same for every variant).
 
@@ -64,14 +67,13 @@ VARIANTS = {
     'mae': 'mmpretrain MAE, 75% masking, decoder sized like ours',
     'ours': 'RandSAC, all fast paths',
     'ours-sdpa': 'SDPA kernel instead of the explicit one',
-    'ours-no-shared-mask': 'one mask per sample even for equal segments',
     'ours-no-trim': 'last segment encoded and first decoded',
     'ours-cp': 'with activation checkpointing',
     'ours-compile': 'torch.compile of the loss',
     'ours-flex': 'flex_attention block-sparse kernel (CUDA only)',
 }
-DEFAULT_VARIANTS = ('reference', 'mae', 'ours', 'ours-sdpa',
-                    'ours-no-shared-mask', 'ours-no-trim', 'ours-cp')
+DEFAULT_VARIANTS = ('reference', 'mae', 'ours', 'ours-sdpa', 'ours-no-trim',
+                    'ours-cp')
 LAYOUT_POOL = 8
 
 
@@ -193,11 +195,9 @@ def build_loss_fn(setting, variant, device):
         ref = reference_from_randsac(model).train()
         return ref, ref
     trim = variant != 'ours-no-trim'
-    share = variant != 'ours-no-shared-mask'
 
     def loss_fn(images, token_rank):
         batch = SegmentBatch(token_rank, trim_outer_segments=trim,
-                             share_masks=share,
                              attention=model.attention_kernel(images))
         pred, target, batch = model.predict_segments(images, token_rank,
                                                      batch)
@@ -277,6 +277,19 @@ def run_worker(args, setting, variant, dtype, batch_size):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def pool_passes(rows):
+    """One row from the same measurement's passes: the median of all their
+    rounds, the highest peak memory."""
+    rounds = [t for r in rows for t in r['rounds_ms']]
+    row = dict(rows[-1], rounds_ms=rounds, passes=len(rows),
+               ms_per_iter=statistics.median(rounds))
+    row['images_per_s'] = row['batch_size'] * 1e3 / row['ms_per_iter']
+    for key in ('peak_mem_mib', 'train_mem_mib'):
+        if key in row:
+            row[key] = max(r[key] for r in rows)
+    return row
+
+
 def machine():
     import torch
     info = dict(python=platform.python_version(), torch=torch.__version__,
@@ -331,6 +344,9 @@ def main(argv=None):
     parser.add_argument('--iters', type=int, default=3)
     parser.add_argument('--repeats', type=int, default=5)
     parser.add_argument('--warmup', type=int, default=2)
+    parser.add_argument('--passes', type=int, default=1,
+                        help='times the list of variants is run, '
+                        'interleaved (rounds of all passes are pooled)')
     parser.add_argument('--peak-tflops', type=float,
                         help='peak FLOP/s of the device for the dtype '
                         '(e.g. 989 for an H100 SXM in bf16), for MFU')
@@ -338,6 +354,12 @@ def main(argv=None):
         '--out', default='work_dirs/benchmarks/pretrain_throughput.json')
     parser.add_argument('--worker', nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    for name in ('iters', 'repeats', 'passes'):
+        if getattr(args, name) < 1:
+            parser.error(f'--{name} must be at least 1, got '
+                         f'{getattr(args, name)}')
+    if args.warmup < 0:
+        parser.error(f'--warmup must be at least 0, got {args.warmup}')
     if args.worker:
         setting, variant, dtype, batch_size = args.worker
         print(json.dumps(measure(setting, variant, dtype, int(batch_size),
@@ -362,12 +384,16 @@ def main(argv=None):
     for setting in args.settings:
         batch_size = args.batch_size or SETTINGS[setting][3]
         for dtype in args.dtypes:
-            group = []
-            for variant in variants:
-                row = run_worker(args, setting, variant, dtype, batch_size)
-                print(f"{setting} {dtype} {variant}: "
-                      f"{row['ms_per_iter']:.1f} ms/iter", flush=True)
-                group.append(row)
+            passes = {v: [] for v in variants}
+            for i in range(args.passes):
+                for variant in variants:
+                    row = run_worker(args, setting, variant, dtype,
+                                     batch_size)
+                    print(f"{setting} {dtype} {variant} (pass {i + 1}/"
+                          f"{args.passes}): {row['ms_per_iter']:.1f} ms/iter",
+                          flush=True)
+                    passes[variant].append(row)
+            group = [pool_passes(passes[v]) for v in variants]
             by_name = {r['variant']: r for r in group}
             for row in group:
                 for base in ('reference', 'mae'):
@@ -383,7 +409,8 @@ def main(argv=None):
     print_table(rows, macs)
     result = dict(machine=machine(), command=' '.join(sys.argv),
                   iters=args.iters, repeats=args.repeats,
-                  warmup=args.warmup, forward_macs_per_image=macs,
+                  warmup=args.warmup, passes=args.passes,
+                  forward_macs_per_image=macs,
                   variants={v: VARIANTS[v] for v in variants}, rows=rows)
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     with open(args.out, 'w') as f:

@@ -1,7 +1,7 @@
 """Token order and attention masks of a batch of segment layouts.
 
 Every mask is boolean, True where a query may attend to a key, shaped
-``[B or 1, 1, Lq, Lk]`` for ``F.scaled_dot_product_attention``. Tokens are
+``[B, 1, Lq, Lk]`` for ``F.scaled_dot_product_attention``. Tokens are
 sorted by their serialization step (``token_rank``), so each sample's
 sequence runs through its segments in prediction order.
 
@@ -58,8 +58,6 @@ class SegmentBatch:
             ``[0, enc_len)``).
         dec_start (int): first sorted position the decoder predicts
             (positions ``[dec_start, N)``).
-        shared (bool): every sample has the same sorted ranks (equal
-            segments: squares, patches), so one mask serves the batch.
         encoder_mask, decoder_mask, cross_mask (torch.Tensor): bool masks,
             or their additive float32 form (0 / -inf) with
             ``attention='explicit'``, or flex_attention ``BlockMask``s with
@@ -73,15 +71,12 @@ class SegmentBatch:
             encoder and the first out of the decoder (training; default).
             False keeps all N tokens in both (the sequence lengths the
             paper's FLOPs table counts); the masks stay the same rules.
-        share_masks (bool): build one [1, 1, Lq, Lk] mask when every
-            sample has the same sorted ranks (default). False builds a
-            mask per sample even then (the benchmark's baseline).
         attention (str): the kernel the masks are built for, one of
             ``ATTENTION_KERNELS``.
     """
 
     def __init__(self, token_rank, trim_outer_segments=True,
-                 share_masks=True, attention='sdpa'):
+                 attention='sdpa'):
         if attention not in ATTENTION_KERNELS:
             raise ValueError(f'attention must be one of {ATTENTION_KERNELS},'
                              f' got {attention!r}')
@@ -100,11 +95,11 @@ class SegmentBatch:
             self.dec_start = int((self.sorted_rank == 0).sum(1).min())
         else:
             self.enc_len, self.dec_start = num_tokens, 0
-        self.shared = share_masks and bool(
-            (self.sorted_rank == self.sorted_rank[:1]).all())
-        ranks = self.sorted_rank[:1] if self.shared else self.sorted_rank
-        self.encoder_rank = ranks[:, :self.enc_len]
-        self.decoder_rank = ranks[:, self.dec_start:]
+        # One mask per sample even when all samples have equal segments:
+        # a single broadcast mask was measured no faster (README,
+        # "Performance"), so the batch has one code path.
+        self.encoder_rank = self.sorted_rank[:, :self.enc_len]
+        self.decoder_rank = self.sorted_rank[:, self.dec_start:]
         self.loss_mask = self.sorted_rank[:, self.dec_start:] >= 1
         self.attention = attention
         if attention == 'flex':
@@ -116,26 +111,25 @@ class SegmentBatch:
 
     def _flex_masks(self):
         """The same three rules as ``mask_mod`` functions of block masks
-        ([B or 1] x 1 heads), evaluated block-sparsely by flex_attention."""
+        (B x 1 heads), evaluated block-sparsely by flex_attention."""
         from torch.nn.attention.flex_attention import create_block_mask
         enc, dec = self.encoder_rank, self.decoder_rank
-        batch = None if self.shared else enc.shape[0]
-        row = (lambda b: 0) if self.shared else (lambda b: b)
 
         def encoder(b, h, q, k):
-            return enc[row(b), k] <= enc[row(b), q]
+            return enc[b, k] <= enc[b, q]
 
         def decoder(b, h, q, k):
-            key, query = dec[row(b), k], dec[row(b), q]
+            key, query = dec[b, k], dec[b, q]
             return ((key >= 1) & (key <= query)) | (q == k)
 
         def cross(b, h, q, k):
-            key, query = enc[row(b), k], dec[row(b), q]
+            key, query = enc[b, k], dec[b, q]
             return (key < query) | ((query == 0) & (key == 0))
 
         def block_mask(mask_mod, q_len, kv_len):
-            return create_block_mask(mask_mod, B=batch, H=None, Q_LEN=q_len,
-                                     KV_LEN=kv_len, device=enc.device)
+            return create_block_mask(mask_mod, B=enc.shape[0], H=None,
+                                     Q_LEN=q_len, KV_LEN=kv_len,
+                                     device=enc.device)
 
         le, ld = enc.shape[1], dec.shape[1]
         self.encoder_mask = block_mask(encoder, le, le)

@@ -1,0 +1,59 @@
+"""tools/benchmarks/pretrain_throughput.py runs end to end and writes the
+JSON its README table comes from (figures are not asserted: only shapes,
+ratios and bookkeeping)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ..conftest import REPO_ROOT
+from .test_reference_equivalence import benchmark
+
+SCRIPT = 'tools/benchmarks/pretrain_throughput.py'
+
+
+def test_pool_passes_takes_median_of_all_rounds_and_highest_memory():
+    rows = [dict(batch_size=4, rounds_ms=[10.0, 30.0], peak_mem_mib=100.0,
+                 train_mem_mib=50.0),
+            dict(batch_size=4, rounds_ms=[20.0], peak_mem_mib=120.0,
+                 train_mem_mib=40.0)]
+    row = benchmark.pool_passes(rows)
+    assert row['rounds_ms'] == [10.0, 30.0, 20.0]
+    assert row['ms_per_iter'] == 20.0 and row['images_per_s'] == 200.0
+    assert (row['peak_mem_mib'], row['train_mem_mib']) == (120.0, 50.0)
+    assert row['passes'] == 2
+
+
+def test_benchmark_writes_rows_ratios_and_flops(tmp_path):
+    out = tmp_path / 'bench.json'
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, '--settings', 'vit-t-cifar', '--dtypes',
+         'fp32', '--variants', 'reference', 'ours', '--batch-size', '2',
+         '--iters', '1', '--repeats', '1', '--warmup', '0', '--passes', '2',
+         '--out', str(out)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert '(pass 2/2)' in proc.stdout
+    result = json.loads(out.read_text())
+    assert result['passes'] == 2
+    rows = {r['variant']: r for r in result['rows']}
+    assert set(rows) == {'reference', 'ours'}
+    for row in rows.values():
+        assert len(row['rounds_ms']) == 2 and row['peak_mem_mib'] > 0
+        assert row['images_per_s'] == pytest.approx(
+            2e3 / row['ms_per_iter'])
+    assert rows['reference']['x_reference'] == 1.0
+    assert rows['ours']['x_reference'] == pytest.approx(
+        rows['ours']['images_per_s'] / rows['reference']['images_per_s'])
+    macs = result['forward_macs_per_image']['vit-t-cifar']
+    assert rows['ours']['gflops_per_s'] == pytest.approx(
+        rows['ours']['images_per_s'] * macs * 6 / 1e9)
+
+
+@pytest.mark.parametrize('flag', ['--passes', '--iters', '--repeats'])
+def test_benchmark_refuses_non_positive_counts(flag):
+    proc = subprocess.run([sys.executable, SCRIPT, flag, '0'], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert f'{flag} must be at least 1, got 0' in proc.stderr
