@@ -14,7 +14,7 @@ from .utils.checkpoint_globals import \
 
 allow_mmengine_checkpoint_globals()
 
-from . import datasets, engine, fileio, models  # noqa: E402,F401  (registers)
+from . import datasets, engine, evaluation, fileio, models  # noqa: E402,F401
 from .version import __version__  # noqa: E402
 
 __all__ = ['__version__']

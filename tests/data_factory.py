@@ -149,3 +149,30 @@ def write_coco(root, train=4, val=2, size=128, seed=0):
             json.dump(dict(images=images, annotations=annotations,
                            categories=categories), f)
     return root
+
+
+def write_idx(path, array):
+    """An unsigned-byte IDX file (gzip when ``path`` ends in .gz)."""
+    import gzip
+    array = np.ascontiguousarray(array, dtype=np.uint8)
+    header = bytes([0, 0, 0x08, array.ndim]) + b''.join(
+        int(side).to_bytes(4, 'big') for side in array.shape)
+    with (gzip.open if path.endswith('.gz') else open)(path, 'wb') as f:
+        f.write(header + array.tobytes())
+
+
+def write_mnist(root, train=40, test=20, compress=True, seed=0):
+    """MNIST-format IDX files (28 x 28 grey images whose mean brightness
+    grows with the label, so that a feature can tell the classes apart)."""
+    os.makedirs(root, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    suffix = '.gz' if compress else ''
+    for prefix, count in (('train', train), ('t10k', test)):
+        labels = np.arange(count) % 10
+        images = rng.integers(0, 40, (count, 28, 28)) + \
+            (labels * 20)[:, None, None]
+        write_idx(osp.join(root, f'{prefix}-images-idx3-ubyte{suffix}'),
+                  images)
+        write_idx(osp.join(root, f'{prefix}-labels-idx1-ubyte{suffix}'),
+                  labels)
+    return root

@@ -21,12 +21,10 @@ class CheckedADE20KDataset(ADE20KDataset):
     folders must exist, hold images, and pair up by file stem."""
 
     def load_data_list(self):
-        root = self.data_root
         img_dir = self.data_prefix.get('img_path', '')
         seg_dir = self.data_prefix.get('seg_map_path', '')
-        rel = [osp.relpath(p, root) if root else p
-               for p in (img_dir, seg_dir)]
-        require_files(root, rel, 'ADE20K', ADE20K_LAYOUT)
+        require_files(self.data_root, [img_dir, seg_dir], 'ADE20K',
+                      ADE20K_LAYOUT)
         images = {osp.splitext(f)[0] for f in os.listdir(img_dir)
                   if f.endswith(self.img_suffix)}
         masks = {osp.splitext(f)[0] for f in os.listdir(seg_dir)

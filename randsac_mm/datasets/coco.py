@@ -1,6 +1,5 @@
 """COCO instances with the annotation file and image folder checked."""
 import json
-import os.path as osp
 
 from mmdet.datasets import CocoDataset
 from mmdet.registry import DATASETS
@@ -21,11 +20,9 @@ class CheckedCocoDataset(CocoDataset):
     build time with the expected layout instead of a bare file error."""
 
     def load_data_list(self):
-        root = self.data_root
-        img_dir = self.data_prefix.get('img', '')
-        rel = [osp.relpath(p, root) if root else p
-               for p in (self.ann_file, img_dir)]
-        require_files(root, rel, 'COCO', COCO_LAYOUT)
+        require_files(self.data_root,
+                      [self.ann_file, self.data_prefix.get('img', '')],
+                      'COCO', COCO_LAYOUT)
         try:
             with open(self.ann_file) as f:
                 content = json.load(f)

@@ -25,10 +25,7 @@ def imagenet100_classes():
 def _check_imagenet_root(dataset, data_root, split, ann_file,
                          num_classes=None):
     if ann_file:
-        path = ann_file if osp.isabs(ann_file) else osp.join(data_root,
-                                                              ann_file)
-        require_files(data_root, [osp.relpath(path, data_root)], dataset,
-                      IMAGENET_LAYOUT)
+        require_files(data_root, [ann_file], dataset, IMAGENET_LAYOUT)
         return
     require_files(data_root, [split], dataset, IMAGENET_LAYOUT)
     folder = osp.join(data_root, split)

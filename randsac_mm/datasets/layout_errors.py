@@ -14,12 +14,14 @@ class DataLayoutError(FileNotFoundError):
     """The data root does not have the expected layout."""
 
 
-def require_files(root, relative_paths, dataset, layout):
+def require_files(root, paths, dataset, layout):
     """Raises DataLayoutError naming every missing path and the layout.
 
     Args:
         root (str): the data root.
-        relative_paths (list[str]): paths that must exist under ``root``.
+        paths (list[str]): paths that must exist, relative to ``root`` or
+            absolute (as mmengine datasets hold them after joining their
+            ``data_root``); the message names them relative to ``root``.
         dataset (str): dataset name for the message.
         layout (str): the expected layout, one entry per line.
     """
@@ -27,7 +29,9 @@ def require_files(root, relative_paths, dataset, layout):
         raise DataLayoutError(
             f'{dataset}: data_root {root!r} is not a directory. Expected:\n'
             f'{layout}')
-    missing = [p for p in relative_paths if not osp.exists(osp.join(root, p))]
+    # osp.join keeps an absolute path as it is.
+    missing = [osp.relpath(osp.join(root, p), root) for p in paths
+               if not osp.exists(osp.join(root, p))]
     if missing:
         raise DataLayoutError(
             f'{dataset}: {root!r} lacks {missing}. Expected:\n{layout}')

@@ -8,9 +8,9 @@ for blobs.
 """
 import numpy as np
 
-from .partitions import (gaussian_argmax, normalized_token_positions,
-                         relabel_by_first_token, sample_gaussians,
-                         square_segment_ids)
+from .partitions import (MAX_BLOB_DRAWS, BlobDrawError, gaussian_argmax,
+                         normalized_token_positions, relabel_by_first_token,
+                         sample_gaussians, square_segment_ids)
 from .spec import square_group_side
 
 __all__ = ['square_hierarchy', 'blob_hierarchy', 'token_groups']
@@ -42,24 +42,37 @@ def _centroids(token_labels, num_labels, positions):
     return sums / np.bincount(token_labels, minlength=num_labels)[:, None]
 
 
-def blob_hierarchy(segment_ids, height, width, counts, rng):
+def blob_hierarchy(segment_ids, height, width, counts, rng, exact=False):
     """Gaussian blobs over the centroids of the level below, per level.
 
-    Components that catch no centroid are dropped, so a level may have fewer
-    groups than asked for.
+    By default (the paper's appendix) components that catch no centroid are
+    dropped, so a level may have fewer groups than asked for, even one. With
+    ``exact`` a level's draw is repeated until every component catches a
+    centroid, so each level has exactly its count of groups.
 
     Returns:
         list[np.ndarray]: ``parents`` per level, int64.
+
+    Raises:
+        BlobDrawError: with ``exact``, no such draw in ``MAX_BLOB_DRAWS``.
     """
     positions = normalized_token_positions(height, width)
     parents = []
     token_labels = segment_ids
     num_labels = int(segment_ids.max()) + 1
-    for count in counts:
-        means, stds = sample_gaussians(count, rng)
+    for level, count in enumerate(counts, start=1):
         centroids = _centroids(token_labels, num_labels, positions)
-        groups, _ = relabel_by_first_token(
-            gaussian_argmax(centroids, means, stds))
+        for _ in range(MAX_BLOB_DRAWS if exact else 1):
+            means, stds = sample_gaussians(count, rng)
+            groups, _ = relabel_by_first_token(
+                gaussian_argmax(centroids, means, stds))
+            if not exact or groups.max() + 1 == count:
+                break
+        else:
+            raise BlobDrawError(
+                f'{MAX_BLOB_DRAWS} draws of {count} Gaussians over the '
+                f'{num_labels} groups of level {level - 1} left a component '
+                'empty every time: use fewer groups or exact_counts=False')
         parents.append(groups)
         token_labels = groups[token_labels]
         num_labels = int(groups.max()) + 1

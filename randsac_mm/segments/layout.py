@@ -74,9 +74,10 @@ def make_layout(spec, rng):
         raise TypeError(f'spec must be a SegmentSpec, got {type(spec)}')
     height, width = spec.grid
     if spec.segment == 'blob':
-        segment_ids = blob_segment_ids(height, width, spec.num_segments, rng)
+        segment_ids = blob_segment_ids(height, width, spec.num_segments, rng,
+                                       exact=spec.exact_counts)
         parents = blob_hierarchy(segment_ids, height, width, spec.hierarchy,
-                                 rng)
+                                 rng, exact=spec.exact_counts)
     else:
         cell = spec.cell
         segment_ids = square_segment_ids(height, width, cell)

@@ -9,7 +9,8 @@ import numpy as np
 
 __all__ = ['relabel_by_first_token', 'square_segment_ids',
            'normalized_token_positions', 'sample_gaussians',
-           'gaussian_argmax', 'blob_segment_ids', 'shuffle_tokens']
+           'gaussian_argmax', 'blob_segment_ids', 'shuffle_tokens',
+           'BlobDrawError', 'MAX_BLOB_DRAWS']
 
 # Paper appendix, "Blob Segments": means ~ U(-1.75, 1.75), standard
 # deviations ~ U(0.5, 1) per axis, over token positions spread on [-2, 2].
@@ -85,31 +86,45 @@ def gaussian_argmax(points, means, stds):
     return log_density.argmax(1)
 
 
-# Redraws allowed before giving up on a blob layout with >= 2 segments.
+# Redraws allowed before giving up on a blob layout with >= 2 segments (or,
+# with exact counts, with every component non-empty).
 MAX_BLOB_DRAWS = 1000
 
 
-def blob_segment_ids(height, width, num_blobs, rng):
+class BlobDrawError(RuntimeError):
+    """No accepted blob draw within MAX_BLOB_DRAWS."""
+
+
+def blob_segment_ids(height, width, num_blobs, rng, exact=False):
     """Blob segments: tokens go to the densest of ``num_blobs`` Gaussians.
 
-    Components that catch no token are dropped, so the result may have
-    fewer than ``num_blobs`` segments, but never fewer than 2: a draw in
-    which one Gaussian catches every token (a layout with nothing to
-    predict; likely on small grids with few blobs) is redrawn.
+    By default (the paper's appendix) components that catch no token are
+    dropped, so the result may have fewer than ``num_blobs`` segments, but
+    never fewer than 2: a draw in which one Gaussian catches every token (a
+    layout with nothing to predict; likely on small grids with few blobs)
+    is redrawn. With ``exact`` every draw that leaves a component empty is
+    redrawn: the same distribution, conditioned on all ``num_blobs``
+    components catching a token.
 
     Returns:
         np.ndarray: int64 [height * width], labels 0..S-1,
-        2 <= S <= num_blobs.
+        2 <= S <= num_blobs (S == num_blobs with ``exact``).
+
+    Raises:
+        BlobDrawError: no accepted draw in ``MAX_BLOB_DRAWS``.
     """
     points = normalized_token_positions(height, width)
     for _ in range(MAX_BLOB_DRAWS):
         means, stds = sample_gaussians(num_blobs, rng)
         labels = gaussian_argmax(points, means, stds)
-        if labels.min() != labels.max():
+        caught = len(np.unique(labels)) if exact else None
+        if caught == num_blobs or (not exact and labels.min() != labels.max()):
             return relabel_by_first_token(labels)[0]
-    raise RuntimeError(
+    wanted = f'all {num_blobs} non-empty' if exact else 'two or more segments'
+    raise BlobDrawError(
         f'{MAX_BLOB_DRAWS} draws of {num_blobs} Gaussians over a {height}x'
-        f'{width} grid all gave a single segment')
+        f'{width} grid gave none with {wanted}' +
+        (': use fewer blobs or exact_counts=False' if exact else ''))
 
 
 def shuffle_tokens(segment_ids, rng):

@@ -84,6 +84,12 @@ class SegmentSpec:
         serialization (str): 'random' or 'raster'.
         coherent (bool): False reassigns tokens to segments at random,
             keeping segment sizes (the paper's "Shuffle" ablation).
+        exact_counts (bool): for 'blob', redraw until all K components
+            catch a token and every hierarchy level has exactly its count
+            of groups (the paper's draw conditioned on that). The default,
+            False, is the paper's appendix: empty components are dropped,
+            so a layout may have fewer segments and groups (README: "Blob
+            counts"). Squares and patches always have their nominal counts.
     """
     grid: tuple
     segment: str = 'square'
@@ -92,6 +98,7 @@ class SegmentSpec:
     hierarchy: tuple = ()
     serialization: str = 'random'
     coherent: bool = True
+    exact_counts: bool = False
 
     def __post_init__(self):
         height, width = _pair(self.grid, 'grid')
@@ -105,9 +112,10 @@ class SegmentSpec:
         if self.serialization not in SERIALIZATIONS:
             raise ValueError(f'serialization must be one of {SERIALIZATIONS},'
                              f' got {self.serialization!r}')
-        if not isinstance(self.coherent, bool):
-            raise ValueError(f'coherent must be True or False, got '
-                             f'{self.coherent!r}')
+        for flag in ('coherent', 'exact_counts'):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f'{flag} must be True or False, got '
+                                 f'{getattr(self, flag)!r}')
         if self.segment == 'square':
             self._check_square_size()
         if self.segment == 'blob':

@@ -4,7 +4,8 @@ import os.path as osp
 
 from mmengine.config import Config, DictAction
 
-__all__ = ['add_common_args', 'load_run_config', 'enable_amp']
+__all__ = ['add_common_args', 'build_model', 'load_run_config', 'enable_amp',
+           'set_epochs']
 
 
 def add_common_args(parser):
@@ -104,3 +105,62 @@ def enable_amp(cfg, dtype=None):
         optim_wrapper['type'] = 'AutocastOptimWrapper'
         optim_wrapper.pop('loss_scale', None)
     optim_wrapper['dtype'] = dtype
+
+
+def set_epochs(cfg, epochs):
+    """Shortens or lengthens an epoch-based schedule to ``epochs``.
+
+    The warmup (``LinearLR``) keeps its length, capped at a tenth of the run
+    (at least one epoch); every other scheduler runs from the warmup's end
+    (from the start in a one-epoch run) to the last epoch; validation and
+    checkpointing happen at the end.
+    """
+    cfg.train_cfg.max_epochs = epochs
+    if 'val_interval' in cfg.train_cfg:
+        cfg.train_cfg.val_interval = epochs
+    warmup_end = 0
+    for scheduler in cfg.param_scheduler:
+        if scheduler['type'] == 'LinearLR':
+            scheduler['end'] = min(scheduler['end'], max(epochs // 10, 1))
+            warmup_end = scheduler['end']
+        else:
+            # A one-epoch run has no room after its warmup: overlap them.
+            scheduler['begin'] = min(scheduler.get('begin', 0), warmup_end) \
+                if warmup_end < epochs else 0
+            scheduler['end'] = epochs
+            scheduler.pop('T_max', None)  # defaults to end - begin
+    cfg.default_hooks.checkpoint.interval = epochs
+
+
+def build_model(cfg, checkpoint=None, seed=None):
+    """The config's model as mmengine's Runner builds it, outside a Runner.
+
+    The Runner gives ``cfg.model`` the config's top-level
+    ``data_preprocessor``; a bare ``MODELS.build(cfg.model)`` would not, and
+    its inputs would go unnormalised.
+
+    Args:
+        cfg (mmengine.Config): a config with ``model``.
+        checkpoint (str | None): weights to load, every key (strict).
+        seed (int | None): seeds torch before the initialisation, so the
+            same seed gives the same untrained model.
+
+    Returns:
+        torch.nn.Module: the model, initialised or loaded, on the CPU.
+    """
+    import torch
+    from mmengine.registry import DefaultScope
+    from mmengine.runner import load_checkpoint
+    from mmpretrain.registry import MODELS
+    spec = dict(cfg.model)
+    if cfg.get('data_preprocessor') is not None:
+        spec.setdefault('data_preprocessor', cfg.data_preprocessor)
+    with DefaultScope.overwrite_default_scope(
+            cfg.get('default_scope', 'mmpretrain')):
+        if seed is not None:
+            torch.manual_seed(seed)
+        model = MODELS.build(spec)
+        model.init_weights()
+    if checkpoint:
+        load_checkpoint(model, checkpoint, map_location='cpu', strict=True)
+    return model

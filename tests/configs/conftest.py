@@ -15,4 +15,5 @@ def data_roots(tmp_path_factory):
         'ImageNet100': data_factory.write_imagenet100(str(base / 'in100')),
         'UnlabeledImageFolder': data_factory.write_unlabeled(
             str(base / 'own')),
+        'CheckedFashionMNIST': data_factory.write_mnist(str(base / 'fmnist')),
     }

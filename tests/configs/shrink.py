@@ -10,7 +10,8 @@ PRETRAIN_CONFIGS = sorted(
     glob(osp.join(CONFIG_DIR, 'pretrain', '*.py')) +
     [osp.join(CONFIG_DIR, 'randsac_vit-b_in1k.py')] +
     [p for p in glob(osp.join(CONFIG_DIR, 'demo', '*.py'))
-     if osp.basename(p).startswith('randsac')])
+     if osp.basename(p).startswith('randsac')] +
+    glob(osp.join(CONFIG_DIR, 'small_scale', '*.py')))
 EVAL_CONFIGS = sorted(glob(osp.join(CONFIG_DIR, 'benchmarks', '*', '*.py')))
 SMALL_ARCH = dict(embed_dims=64, num_layers=2, num_heads=2,
                   feedforward_channels=128)
@@ -64,7 +65,7 @@ def localise(cfg, data_roots, work_dir):
     """Tiny data, one iteration, no workers, no validation, CPU-friendly."""
     loader = cfg.train_dataloader
     dataset = loader.dataset
-    if dataset.type != 'DigitsDataset':
+    if dataset.type not in ('DigitsDataset', 'MNIST5k'):  # data installed
         dataset.data_root = data_roots[dataset.type]
     dataset.indices = 2
     loader.update(batch_size=2, num_workers=0, persistent_workers=False)

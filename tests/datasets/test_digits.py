@@ -15,9 +15,9 @@ def test_sizes_and_disjoint_splits(splits):
     n = len(load_digits().target)
     assert len(train) + len(test) == n == 1797
     assert abs(len(test) / n - 0.2) < 0.01
-    train_idx = {train.get_data_info(i)['digits_index']
+    train_idx = {train.get_data_info(i)['source_index']
                  for i in range(len(train))}
-    test_idx = {test.get_data_info(i)['digits_index'] for i in range(len(test))}
+    test_idx = {test.get_data_info(i)['source_index'] for i in range(len(test))}
     assert not train_idx & test_idx
     assert train_idx | test_idx == set(range(n))
 
@@ -35,8 +35,8 @@ def test_split_is_stratified(splits):
 def test_split_is_deterministic():
     a = DigitsDataset(split='test')
     b = DigitsDataset(split='test')
-    assert [a.get_data_info(i)['digits_index'] for i in range(len(a))] == \
-        [b.get_data_info(i)['digits_index'] for i in range(len(b))]
+    assert [a.get_data_info(i)['source_index'] for i in range(len(a))] == \
+        [b.get_data_info(i)['source_index'] for i in range(len(b))]
 
 
 def test_images_are_rgb_uint8_upscaled(splits):
@@ -54,7 +54,7 @@ def test_labels_and_pixels_agree_with_sklearn(splits):
     native = DigitsDataset(split='train', img_size=8)
     for i in range(0, len(native), 97):
         info = native.get_data_info(i)
-        index = info['digits_index']
+        index = info['source_index']
         assert info['gt_label'] == digits.target[index]
         expected = np.round(digits.images[index] * 255 / 16).astype(np.uint8)
         assert np.array_equal(info['img'][..., 0], expected)
@@ -62,7 +62,7 @@ def test_labels_and_pixels_agree_with_sklearn(splits):
 
 
 @pytest.mark.parametrize('kwargs, message', [
-    (dict(split='val'), "split must be 'train' or 'test'"),
+    (dict(split='val'), r"split must be one of \('train', 'test'\)"),
     (dict(img_size=4), 'img_size must be an int >= 8'),
     (dict(test_fraction=1.5), r'test_fraction must be in \(0, 1\)'),
 ])

@@ -148,3 +148,15 @@ def test_wrong_image_size_is_a_clear_error():
     with pytest.raises(ValueError, match='crop pretraining images'):
         model.loss(torch.randn(1, 3, 48, 48),
                    samples(layouts([LAYOUT_KINDS['blob']])))
+
+
+def test_head_unpatchify_inverts_patchify():
+    head = build_model('skip').head
+    images = torch.randn(2, 3, 32, 32)
+    patches = head.patchify(images)
+    assert patches.shape == (2, 64, 4 * 4 * 3)
+    assert torch.equal(head.unpatchify(patches, (8, 8)), images)
+    assert torch.equal(head.unpatchify(patches[:, :32], (4, 8)),
+                       images[:, :, :16])  # the top half's tokens
+    with pytest.raises(ValueError, match='grid 8x4 does not hold the 64'):
+        head.unpatchify(patches, (8, 4))

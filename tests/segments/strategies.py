@@ -39,6 +39,19 @@ def blob_hierarchies(draw, k, max_levels=3):
 
 
 @st.composite
+def exact_blob_specs(draw):
+    """Blob specs with ``exact_counts``, K at most a quarter of the tokens
+    (above that, drawing K non-empty components gets rare)."""
+    height, width = draw(grids)
+    k = draw(st.integers(2, max(2, min(height * width // 4, 16))))
+    return SegmentSpec(grid=(height, width), segment='blob', num_segments=k,
+                       hierarchy=draw(blob_hierarchies(k)),
+                       serialization=draw(st.sampled_from(['random',
+                                                           'raster'])),
+                       coherent=draw(st.booleans()), exact_counts=True)
+
+
+@st.composite
 def specs(draw, segment=None, serialization=None, coherent=None):
     """Any valid :class:`SegmentSpec`."""
     height, width = draw(grids)

@@ -7,7 +7,7 @@ from scipy.stats import multivariate_normal
 from randsac_mm.segments import SegmentSpec, make_layout
 from randsac_mm.segments.partitions import normalized_token_positions
 
-from .strategies import seeds, specs
+from .strategies import exact_blob_specs, seeds, specs
 
 SETTINGS = settings(max_examples=300, deadline=None)
 
@@ -229,3 +229,54 @@ def test_blobs_never_collapse_to_one_segment():
                                              np.random.default_rng(s))))
               for s in range(300)]
     assert min(counts) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(exact_blob_specs(), seeds)
+def test_exact_counts_keep_k_segments_and_every_levels_groups(spec, seed):
+    layout = layout_of(spec, seed)
+    assert layout.num_segments == spec.num_segments
+    assert np.bincount(layout.segment_ids).min() >= 1
+    for groups, count in zip(layout.groups, spec.hierarchy):
+        assert len(np.unique(groups)) == count
+    # Still a hierarchy: a partition's segments are consecutive in order.
+    if spec.serialization == 'random' and spec.hierarchy:
+        top = layout.groups[-1]
+        leading = [top[layout.segment_ids == s][0] for s in layout.order]
+        changes = np.count_nonzero(np.diff(leading))
+        assert changes == spec.hierarchy[-1] - 1
+
+
+def test_default_blob_draws_are_the_papers_as_before():
+    """exact_counts=False (the default) draws what the paper's appendix
+    describes, the same layouts as before the option existed: fingerprints
+    of 200 seeds recorded before it was added."""
+    import hashlib
+
+    def fingerprint(spec):
+        digest = hashlib.sha256()
+        for seed in range(200):
+            layout = layout_of(spec, seed)
+            digest.update(layout.token_rank.tobytes())
+            digest.update(layout.segment_ids.tobytes())
+        return digest.hexdigest()[:16]
+    assert fingerprint(SegmentSpec(grid=(8, 8), segment='blob',
+                                   num_segments=11, hierarchy=(5, ))) == \
+        'ee921d25865bc898'
+    assert fingerprint(SegmentSpec(grid=(14, 14), segment='blob',
+                                   num_segments=16, hierarchy=(4, ),
+                                   coherent=False)) == '23c3fd1de7fefc9a'
+    assert fingerprint(SegmentSpec(grid=(2, 2), segment='blob',
+                                   num_segments=2)) == '66d17854c2880100'
+
+
+def test_default_blob_counts_fall_below_nominal_and_exact_ones_do_not():
+    """The effect the README's blob-count table measures: K=16 on 8x8
+    tokens keeps all 16 blobs in few layouts; exact_counts in all."""
+    rng = np.random.default_rng(0)
+    paper = SegmentSpec(grid=(8, 8), segment='blob', num_segments=16)
+    counts = [make_layout(paper, rng).num_segments for _ in range(500)]
+    assert np.mean(counts) < 15 and np.mean(np.array(counts) < 16) > 0.5
+    exact = SegmentSpec(grid=(8, 8), segment='blob', num_segments=16,
+                        exact_counts=True)
+    assert {make_layout(exact, rng).num_segments for _ in range(100)} == {16}

@@ -41,6 +41,7 @@ from randsac_mm.segments import SegmentSpec, token_grid
     (dict(grid=(8, 8), serialization='spiral'),
      "serialization must be one of ('random', 'raster'), got 'spiral'"),
     (dict(grid=(8, 8), coherent='no'), "coherent must be True or False"),
+    (dict(grid=(8, 8), exact_counts=1), "exact_counts must be True or False"),
     (dict(grid=(1, 1)), 'grid must have at least 2 tokens'),
 ])
 def test_invalid_spec(kwargs, message):

@@ -37,9 +37,7 @@ per image, times images/s. MFU divides by ``--peak-tflops`` when given.
 """
 import argparse
 import json
-import os
 import os.path as osp
-import platform
 import resource
 import statistics
 import subprocess
@@ -49,6 +47,10 @@ import time
 
 HERE = osp.dirname(osp.abspath(__file__))
 ROOT = osp.dirname(osp.dirname(HERE))
+if HERE not in sys.path:  # siblings, also when loaded by file path (tests)
+    sys.path.insert(0, HERE)
+
+from benchmark_io import machine_info, write_json  # noqa: E402
 
 # name: (model base config, layout spec, image size, CPU batch size).
 SETTINGS = {
@@ -190,7 +192,6 @@ def build_loss_fn(setting, variant, device):
     model.init_weights()
     model.to(device).train()
     if variant == 'reference':
-        sys.path.insert(0, HERE)
         from reference_randsac import reference_from_randsac
         ref = reference_from_randsac(model).train()
         return ref, ref
@@ -288,24 +289,6 @@ def pool_passes(rows):
         if key in row:
             row[key] = max(r[key] for r in rows)
     return row
-
-
-def machine():
-    import torch
-    info = dict(python=platform.python_version(), torch=torch.__version__,
-                threads=torch.get_num_threads(), cpu=platform.processor())
-    try:
-        with open('/proc/cpuinfo') as f:
-            for line in f:
-                if line.startswith('model name'):
-                    info['cpu'] = line.split(':', 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    info['cpu_count'] = os.cpu_count()
-    if torch.cuda.is_available():
-        info['gpu'] = torch.cuda.get_device_name()
-    return info
 
 
 def print_table(rows, macs):
@@ -407,15 +390,12 @@ def main(argv=None):
                         row['mfu'] = flops / (args.peak_tflops * 1e12)
             rows.extend(group)
     print_table(rows, macs)
-    result = dict(machine=machine(), command=' '.join(sys.argv),
+    result = dict(machine=machine_info(), command=' '.join(sys.argv),
                   iters=args.iters, repeats=args.repeats,
                   warmup=args.warmup, passes=args.passes,
                   forward_macs_per_image=macs,
                   variants={v: VARIANTS[v] for v in variants}, rows=rows)
-    os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
-    with open(args.out, 'w') as f:
-        json.dump(result, f, indent=2)
-    print(f'wrote {args.out}')
+    write_json(result, args.out)
 
 
 if __name__ == '__main__':

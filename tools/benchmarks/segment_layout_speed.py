@@ -8,13 +8,10 @@ token ranks) as the data pipeline runs it.
         [--out work_dirs/benchmarks/segment_layout_speed.json]
 """
 import argparse
-import json
-import os
-import os.path as osp
-import platform
 import time
 
 import numpy as np
+from benchmark_io import machine_info, write_json
 
 from randsac_mm.datasets import RandSACSegmentGenerator
 
@@ -71,12 +68,8 @@ def main(argv=None):
             for k, v in kwargs.items()
         }))
         print(f'{name:45s} {ms:10.4f}')
-    result = dict(machine=platform.processor() or platform.machine(),
-                  cpu_count=os.cpu_count(), target_ms=1.0, results=rows)
-    os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
-    with open(args.out, 'w') as f:
-        json.dump(result, f, indent=2)
-    print(f'written {args.out}')
+    write_json(dict(machine=machine_info(), target_ms=1.0, results=rows),
+               args.out)
 
 
 if __name__ == '__main__':

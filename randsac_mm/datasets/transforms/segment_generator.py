@@ -4,6 +4,7 @@ from mmcv.transforms import BaseTransform
 from mmpretrain.registry import TRANSFORMS
 
 from randsac_mm.segments import SegmentSpec, make_layout, token_grid
+from randsac_mm.segments.partitions import BlobDrawError
 
 __all__ = ['RandSACSegmentGenerator']
 
@@ -16,9 +17,10 @@ class RandSACSegmentGenerator(BaseTransform):
     cost and every image of a batch gets its own layout.
 
     Randomness: each call draws one 63-bit seed from numpy's global random
-    state, which mmengine seeds from the run's ``randomness.seed`` (per
-    rank and dataloader worker). The same seed therefore gives the same
-    layouts, exactly like the random crops of the same pipeline.
+    state, which ``PerSampleSeed`` (first in every pretraining pipeline)
+    reseeds per sample from (run seed, epoch, sample index). The same seed
+    therefore gives the same layouts, whatever the rank or dataloader
+    worker, exactly like the random crops of the same pipeline.
 
     Added keys:
         - token_rank (np.ndarray): int64 [N], N = (H / P) * (W / P) tokens in
@@ -39,6 +41,10 @@ class RandSACSegmentGenerator(BaseTransform):
             ``(4,)`` = the paper's 16 -> 4.
         serialization (str): 'random' or 'raster'.
         coherent (bool): False shuffles tokens between segments (ablation).
+        exact_counts (bool): blobs with exactly K non-empty segments and
+            every hierarchy level with exactly its count of groups (see
+            :class:`~randsac_mm.segments.SegmentSpec`); False (default) is
+            the paper's draw, which drops empty components.
     """
 
     def __init__(self,
@@ -49,7 +55,8 @@ class RandSACSegmentGenerator(BaseTransform):
                  num_segments=16,
                  hierarchy=(),
                  serialization='random',
-                 coherent=True):
+                 coherent=True,
+                 exact_counts=False):
         super().__init__()
         self.input_size = input_size
         self.patch_size = patch_size
@@ -61,7 +68,38 @@ class RandSACSegmentGenerator(BaseTransform):
             num_segments=num_segments,
             hierarchy=tuple(hierarchy),
             serialization=serialization,
-            coherent=coherent)
+            coherent=coherent,
+            exact_counts=exact_counts)
+        if exact_counts and segment == 'blob':
+            # Fail when the pipeline is built, not mid-run, if exact counts
+            # are (close to) impossible for this grid.
+            try:
+                make_layout(self.spec, np.random.default_rng(0))
+            except BlobDrawError as e:
+                raise ValueError(f'exact_counts=True: {e}') from e
+
+    @classmethod
+    def from_config(cls, cfg):
+        """The layout step of a pretraining config's training pipeline, built.
+
+        The one way tools get a config's segment layouts (the demo, the
+        reconstruction visualizer), so they sample exactly what training
+        samples.
+
+        Raises:
+            ValueError: the config's pipeline has no such step (an MAE or a
+                classification config).
+        """
+        pipeline = cfg.train_dataloader.dataset.get('pipeline', [])
+        steps = [dict(step) for step in pipeline
+                 if step.get('type') in (cls.__name__, cls)]
+        if not steps:
+            raise ValueError(
+                f'the config has no {cls.__name__} in '
+                'train_dataloader.dataset.pipeline: not a RandSAC '
+                'pretraining config')
+        steps[0].pop('type')
+        return cls(**steps[0])
 
     def transform(self, results):
         img = results.get('img')
@@ -88,4 +126,5 @@ class RandSACSegmentGenerator(BaseTransform):
                 f'num_segments={spec.num_segments}, '
                 f'hierarchy={spec.hierarchy}, '
                 f'serialization={spec.serialization!r}, '
-                f'coherent={spec.coherent})')
+                f'coherent={spec.coherent}, '
+                f'exact_counts={spec.exact_counts})')

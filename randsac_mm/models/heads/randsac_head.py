@@ -44,6 +44,22 @@ class RandSACPretrainHead(BaseModule):
         return x.permute(0, 2, 4, 3, 5, 1).reshape(b, (h // p) * (w // p),
                                                    p * p * c)
 
+    def unpatchify(self, patches, grid):
+        """[B, N, P*P*C] -> [B, C, H, W], the inverse of :meth:`patchify`.
+
+        Args:
+            patches (torch.Tensor): [B, N, P*P*C], tokens in raster order.
+            grid (tuple[int, int]): the token grid (h, w), N = h * w.
+        """
+        b, n, _ = patches.shape
+        h, w = grid
+        if h * w != n:
+            raise ValueError(f'unpatchify: grid {h}x{w} does not hold the '
+                             f'{n} tokens given')
+        p = self.patch_size
+        x = patches.reshape(b, h, w, p, p, -1)
+        return x.permute(0, 5, 1, 3, 2, 4).reshape(b, -1, h * p, w * p)
+
     def construct_target(self, patches):
         """Pixels [B, L, P*P*C] in the space the loss compares in."""
         if not self.norm_pix:

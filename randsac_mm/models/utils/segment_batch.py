@@ -33,6 +33,27 @@ __all__ = ['SegmentBatch', 'gather_tokens', 'ATTENTION_KERNELS']
 ATTENTION_KERNELS = ('sdpa', 'explicit', 'flex')
 
 
+# The three rules, on the serialization steps of a query and a key (any
+# broadcastable tensors): dense masks and flex_attention's mask_mods both
+# call them, so the kernels cannot disagree on what a token may see.
+def encoder_rule(query_rank, key_rank):
+    """Encoder self-attention: own and earlier segments."""
+    return key_rank <= query_rank
+
+
+def decoder_rule(query_rank, key_rank, same_token):
+    """Decoder self-attention: own and earlier target segments (never the
+    first); every token sees itself, so no row is empty."""
+    return ((key_rank >= 1) & (key_rank <= query_rank)) | same_token
+
+
+def cross_rule(query_rank, key_rank):
+    """Decoder to encoder: strictly earlier segments. First-segment queries
+    (kept by trimming to the batch's smallest first segment, never
+    predicted) read the first segment instead of nothing."""
+    return (key_rank < query_rank) | ((query_rank == 0) & (key_rank == 0))
+
+
 def gather_tokens(x, index):
     """Picks tokens per sample.
 
@@ -116,15 +137,13 @@ class SegmentBatch:
         enc, dec = self.encoder_rank, self.decoder_rank
 
         def encoder(b, h, q, k):
-            return enc[b, k] <= enc[b, q]
+            return encoder_rule(enc[b, q], enc[b, k])
 
         def decoder(b, h, q, k):
-            key, query = dec[b, k], dec[b, q]
-            return ((key >= 1) & (key <= query)) | (q == k)
+            return decoder_rule(dec[b, q], dec[b, k], q == k)
 
         def cross(b, h, q, k):
-            key, query = enc[b, k], dec[b, q]
-            return (key < query) | ((query == 0) & (key == 0))
+            return cross_rule(dec[b, q], enc[b, k])
 
         def block_mask(mask_mod, q_len, kv_len):
             return create_block_mask(mask_mod, B=enc.shape[0], H=None,
@@ -154,16 +173,14 @@ class SegmentBatch:
 
     def _encoder_mask(self):
         r = self.encoder_rank
-        return (r[:, None, :] <= r[:, :, None]).unsqueeze(1)
+        return encoder_rule(r[:, :, None], r[:, None, :]).unsqueeze(1)
 
     def _decoder_mask(self):
-        q = self.decoder_rank[:, :, None]
-        k = self.decoder_rank[:, None, :]
-        own = torch.eye(q.shape[1], dtype=torch.bool, device=q.device)
-        return (((k >= 1) & (k <= q)) | own).unsqueeze(1)
+        r = self.decoder_rank
+        own = torch.eye(r.shape[1], dtype=torch.bool, device=r.device)
+        return decoder_rule(r[:, :, None], r[:, None, :], own).unsqueeze(1)
 
     def _cross_mask(self):
         q = self.decoder_rank[:, :, None]
         k = self.encoder_rank[:, None, :]
-        first_segment_rows = (q == 0) & (k == 0)
-        return ((k < q) | first_segment_rows).unsqueeze(1)
+        return cross_rule(q, k).unsqueeze(1)

@@ -82,4 +82,34 @@ def test_repr_names_the_arguments():
                                         hierarchy=(4, )))
     assert text == ("RandSACSegmentGenerator(input_size=192, patch_size=16, "
                     "segment='square', square_size=3, num_segments=16, "
-                    "hierarchy=(4,), serialization='random', coherent=True)")
+                    "hierarchy=(4,), serialization='random', coherent=True, "
+                    "exact_counts=False)")
+
+
+def test_from_config_builds_the_training_pipelines_layout_step():
+    import os.path as osp
+
+    from mmengine.config import Config
+
+    from ...conftest import REPO_ROOT
+    configs = osp.join(REPO_ROOT, 'configs')
+    cfg = Config.fromfile(osp.join(configs, 'randsac_vit-b_in1k.py'))
+    generator = RandSACSegmentGenerator.from_config(cfg)
+    assert generator.grid == (12, 12) and generator.spec.square_size == 3
+    assert generator.spec.hierarchy == (4, )
+    mae = Config.fromfile(osp.join(configs, 'small_scale',
+                                   'mae_vit-mini-p4_fashion-mnist.py'))
+    with pytest.raises(ValueError, match='not a RandSAC pretraining config'):
+        RandSACSegmentGenerator.from_config(mae)
+
+
+def test_exact_counts_fail_when_the_pipeline_is_built_if_impossible():
+    t = build(segment='blob', num_segments=11, hierarchy=(5, ),
+              exact_counts=True)
+    np.random.seed(0)
+    for _ in range(20):
+        out = t(dict())
+        assert out['num_segments'] == 11
+    with pytest.raises(ValueError, match='exact_counts=True: 1000 draws of '
+                       '64 Gaussians over a 8x8 grid gave none with all 64'):
+        build(segment='blob', num_segments=64, exact_counts=True)

@@ -1,0 +1,12 @@
+# The small-scale study's common recipe: RandSAC ViT-mini/4 (masked
+# transformer decoder, raw pixels) on the first 6000 Fashion-MNIST training
+# images at 32 px, 5 epochs on 2 CPU cores. Square segments M=2, flat,
+# random order unless a variant says otherwise. Variants change only the
+# segment layout (a comprehension over this pipeline), the architecture or
+# the target. Run by tools/benchmarks/small_scale_study.py; evaluated with
+# tools/analysis/eval_frozen.py --data configs/_base_/datasets/fashion-mnist.py
+_base_ = [
+    '../../_base_/models/randsac_vit-mini-p4.py',
+    '../../_base_/datasets/fashion-mnist_randsac.py',
+    '../../_base_/schedules/small_scale_adamw_5e.py',
+]

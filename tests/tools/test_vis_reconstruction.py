@@ -1,0 +1,113 @@
+"""Pictures of any checkpoint: tools/visualization/vis_reconstruction.py on
+a checkpoint that the test trains, and the prediction it draws."""
+import numpy as np
+import pytest
+import torch
+from mmengine.config import Config
+from PIL import Image
+
+from randsac_mm.datasets import MNIST5k, RandSACSegmentGenerator
+from randsac_mm.utils.reconstruction import predict_images
+from randsac_mm.utils.run_config import build_model
+
+from ..conftest import REPO_ROOT, run_tool
+
+pytestmark = pytest.mark.heavy
+CONFIG = f'{REPO_ROOT}/configs/demo/randsac_vit-mini-p4_square-16to4_mnist.py'
+
+
+@pytest.fixture(scope='module')
+def checkpoint(tmp_path_factory):
+    """One epoch of the demo's pretraining on 128 digits."""
+    work = tmp_path_factory.mktemp('vis_pretrain')
+    run_tool(['tools/train.py', CONFIG, '--work-dir', work, '--cfg-options',
+              'train_dataloader.dataset.indices=128', 'train_cfg.max_epochs=1',
+              'default_hooks.checkpoint.interval=1'])
+    return work / 'epoch_1.pth'
+
+
+def test_images_from_files(checkpoint, tmp_path):
+    digit = MNIST5k(split='test').get_data_info(0)['img']
+    Image.fromarray(digit).save(tmp_path / 'digit.png')
+    wide = np.random.default_rng(0).integers(0, 255, (40, 64, 3), np.uint8)
+    Image.fromarray(wide).save(tmp_path / 'wide.jpg')
+    out = tmp_path / 'out'
+    run_tool(['tools/visualization/vis_reconstruction.py', CONFIG,
+              checkpoint, '--img', tmp_path / 'digit.png',
+              tmp_path / 'wide.jpg', '--out-dir', out])
+    figure = Image.open(out / 'reconstruction.png')
+    assert figure.size[0] > 300 and figure.size[1] > 300
+    for name in ('digit', 'wide'):
+        gif = Image.open(out / f'{name}_reveal.gif')
+        assert gif.n_frames == 17  # 16 squares, and the empty first frame
+        assert gif.size == (128, 128)  # 32 px shown 4x
+
+
+def test_images_from_the_configs_dataset(checkpoint, tmp_path):
+    run_tool(['tools/visualization/vis_reconstruction.py', CONFIG,
+              checkpoint, '--dataset', '--num', '3', '--out-dir', tmp_path])
+    # Three of the config's 4000 training digits, spread over them.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'reconstruction.png', 'sample0_reveal.gif', 'sample1999_reveal.gif',
+        'sample3999_reveal.gif']
+
+
+def test_bad_input_is_refused(checkpoint, tmp_path):
+    with pytest.raises(pytest.fail.Exception, match="no such file"):
+        run_tool(['tools/visualization/vis_reconstruction.py', CONFIG,
+                  checkpoint, '--img', tmp_path / 'missing.png'])
+    mae = f'{REPO_ROOT}/configs/small_scale/mae_vit-mini-p4_fashion-mnist.py'
+    with pytest.raises(pytest.fail.Exception,
+                       match='not a RandSAC pretraining config'):
+        run_tool(['tools/visualization/vis_reconstruction.py', mae,
+                  checkpoint, '--dataset'])
+
+
+def test_prediction_keeps_the_first_segment_and_predicts_the_rest(
+        checkpoint):
+    cfg = Config.fromfile(CONFIG)
+    model = build_model(cfg, str(checkpoint))
+    images = np.stack([MNIST5k(split='test').get_data_info(i)['img']
+                       for i in range(4)])
+    generator = RandSACSegmentGenerator.from_config(cfg)
+    np.random.seed(0)
+    ranks = np.stack([generator(dict())['token_rank'] for _ in images])
+    shown = predict_images(model, images, ranks)
+    assert shown.shape == images.shape and shown.dtype == np.uint8
+    first = np.kron((ranks == 0).reshape(-1, 8, 8),
+                    np.ones((4, 4), dtype=bool))  # [B, 32, 32] pixels
+    assert np.array_equal(shown[first], images[first])
+    # Predicted pixels are the model's, not copies of the image.
+    assert not np.array_equal(shown[~first], images[~first])
+    # ... and they are exactly the head's output mapped back to pixels.
+    out = model.reconstruct(
+        (torch.from_numpy(images).permute(0, 3, 1, 2).float() -
+         model.data_preprocessor.mean) / model.data_preprocessor.std,
+        [_sample(r) for r in ranks])
+    pixels = model.head.unpatchify(out['pred'], (8, 8)) * \
+        model.data_preprocessor.std + model.data_preprocessor.mean
+    expected = pixels.clamp(0, 255).round().byte().permute(0, 2, 3, 1)
+    assert np.array_equal(shown[~first], expected.numpy()[~first])
+
+
+def _sample(rank):
+    from mmpretrain.structures import DataSample
+    sample = DataSample()
+    sample.set_field(rank, 'token_rank')
+    return sample
+
+
+def test_frozen_evaluation_of_the_trained_checkpoint(checkpoint, tmp_path):
+    """tools/analysis/eval_frozen.py, the k-NN and probe of any checkpoint,
+    on the same checkpoint: both accuracies, and the JSON it writes."""
+    data = f'{REPO_ROOT}/configs/_base_/datasets/mnist5k.py'
+    out = run_tool(['tools/analysis/eval_frozen.py', CONFIG, checkpoint,
+                    '--data', data, '--probe-epochs', '5', '--out',
+                    tmp_path / 'r.json'])
+    import json
+    result = json.loads((tmp_path / 'r.json').read_text())
+    assert 10 < result['knn'] <= 100 and 10 < result['linear'] <= 100
+    assert result['feature_dim'] == 96
+    assert f"k-NN (k=20) {result['knn']:.2f}%" in out.stdout
+    with pytest.raises(pytest.fail.Exception, match='CHECKPOINT or'):
+        run_tool(['tools/analysis/eval_frozen.py', CONFIG, '--data', data])

@@ -1,0 +1,135 @@
+"""How many segments and partitions the blob configs really give.
+
+The paper's blob draw (its appendix) drops Gaussian components that catch
+no token, and likewise at every hierarchy level, so a layout can have fewer
+segments than K and fewer partitions than asked for, down to a single
+partition (a flat layout). This samples each blob config's layouts as its
+training pipeline does and reports, per config: the mean segment count,
+the share of layouts below K, and per hierarchy level the mean group count,
+the share below nominal and the share collapsed to one group.
+
+    python tools/analysis/blob_counts.py [CONFIG ...] [--samples 10000]
+        [--exact-counts] [--out work_dirs/blob_counts.json]
+
+Without CONFIG: every RandSAC pretraining config under configs/ with blob
+segments. ``--exact-counts`` measures the ``exact_counts=True`` option
+instead (which must give the nominal counts every time).
+"""
+import argparse
+import json
+import os
+import os.path as osp
+import sys
+from glob import glob
+
+import numpy as np
+
+ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('configs', nargs='*',
+                        help='pretraining configs (default: every blob one)')
+    parser.add_argument('--samples', type=int, default=10000,
+                        help='layouts sampled per config (default 10000)')
+    parser.add_argument('--exact-counts', action='store_true',
+                        help='measure the exact_counts=True option')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--out', default='work_dirs/blob_counts.json')
+    args = parser.parse_args(argv)
+    if args.samples < 1:
+        parser.error(f'--samples must be >= 1, got {args.samples}')
+    return args
+
+
+def blob_generators(paths, exact_counts):
+    """(config path, RandSACSegmentGenerator) of every blob config."""
+    from mmengine.config import Config
+
+    from randsac_mm.datasets import RandSACSegmentGenerator
+    found = []
+    for path in paths:
+        cfg = Config.fromfile(path)
+        try:
+            generator = RandSACSegmentGenerator.from_config(cfg)
+        except ValueError:  # not a RandSAC pretraining config
+            continue
+        spec = generator.spec
+        if spec.segment != 'blob':
+            continue
+        if exact_counts:
+            step = dict(input_size=generator.input_size,
+                        patch_size=generator.patch_size, segment='blob',
+                        num_segments=spec.num_segments,
+                        hierarchy=spec.hierarchy,
+                        serialization=spec.serialization,
+                        coherent=spec.coherent, exact_counts=True)
+            generator = RandSACSegmentGenerator(**step)
+        found.append((path, generator))
+    return found
+
+
+def count_statistics(generator, samples, seed):
+    """Segment and partition counts of ``samples`` layouts.
+
+    Returns:
+        dict: ``k``, ``hierarchy``, ``segments_mean``, ``below_k`` (share),
+        and per level ``levels[i]``: ``nominal``, ``mean``, ``below`` and
+        ``collapsed`` (share with a single group).
+    """
+    from randsac_mm.segments import make_layout
+    spec = generator.spec
+    rng = np.random.default_rng(seed)
+    segments = np.empty(samples, dtype=np.int64)
+    groups = np.empty((samples, len(spec.hierarchy)), dtype=np.int64)
+    for i in range(samples):
+        layout = make_layout(spec, rng)
+        segments[i] = layout.num_segments
+        groups[i] = [len(np.unique(level)) for level in layout.groups]
+    levels = [dict(nominal=int(count), mean=float(groups[:, i].mean()),
+                   below=float((groups[:, i] < count).mean()),
+                   collapsed=float((groups[:, i] == 1).mean()))
+              for i, count in enumerate(spec.hierarchy)]
+    return dict(k=spec.num_segments, hierarchy=list(spec.hierarchy),
+                grid=list(spec.grid), segments_mean=float(segments.mean()),
+                below_k=float((segments < spec.num_segments).mean()),
+                levels=levels)
+
+
+def summary_line(stats):
+    """e.g. '10.55 of 11 (41% below); 5 groups: 4.71 (25% below, 0.0% one)'"""
+    text = (f"{stats['segments_mean']:.2f} of {stats['k']} "
+            f"({100 * stats['below_k']:.0f}% below)")
+    for level in stats['levels']:
+        text += (f"; {level['nominal']} groups: {level['mean']:.2f} "
+                 f"({100 * level['below']:.0f}% below, "
+                 f"{100 * level['collapsed']:.1f}% one)")
+    return text
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    sys.path.insert(0, ROOT)
+    import randsac_mm.datasets  # noqa: F401  (registers the transform)
+    paths = args.configs or sorted(
+        p for p in glob(osp.join(ROOT, 'configs', '**', '*.py'),
+                        recursive=True) if '_base_' not in p)
+    results = {}
+    for path, generator in blob_generators(paths, args.exact_counts):
+        stats = count_statistics(generator, args.samples, args.seed)
+        name = osp.relpath(path, osp.join(ROOT, 'configs'))
+        results[name] = stats
+        print(f'{name}: {summary_line(stats)}', flush=True)
+    if not results:
+        raise SystemExit('no blob pretraining config among the given ones')
+    os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
+    with open(args.out, 'w') as f:
+        json.dump(dict(samples=args.samples, seed=args.seed,
+                       exact_counts=args.exact_counts, configs=results), f,
+                  indent=2)
+    print(f'wrote {args.out}')
+
+
+if __name__ == '__main__':
+    main()
