@@ -14,7 +14,7 @@ one line per ordering of the paper saying whether it holds here) and
 ``study.png`` (bars with error bars). Runs already in ``runs/`` are reused,
 so an interrupted study continues where it stopped.
 
-    python tools/benchmarks/small_scale_study.py            # ~2 h, 2 cores
+    python tools/benchmarks/small_scale_study.py            # ~1.6 h, 2 cores
     python tools/benchmarks/small_scale_study.py --quick    # the test's run
 """
 import argparse
