@@ -12,5 +12,16 @@ _base_ = [
     '_base_/datasets/imagenet_randsac_192.py',
     '_base_/schedules/imagenet_adamw_1600e.py',
 ]
-train_dataloader = dict(batch_size=512)
+train_pipeline = [
+    dict(step, segment='square', square_size=3, hierarchy=(4, ),
+         serialization='random')
+    if step['type'] == 'RandSACSegmentGenerator' else step
+    for step in _base_.train_pipeline]
+train_dataloader = dict(batch_size=512, dataset=dict(pipeline=train_pipeline))
 randomness = dict(seed=0, diff_rank_seed=True)
+# The linear probe and fine-tuning of this encoder (also the default of
+# tools/pretrain_linear_finetune.py and the configs the checkpoint loader
+# names when it refuses a checkpoint).
+eval_configs = dict(
+    linear='configs/benchmarks/linear/vit-base-p16_8xb2048-linear-coslr-90e_in1k.py',
+    finetune='configs/benchmarks/finetune/vit-base-p16_8xb128-coslr-100e_in1k.py')

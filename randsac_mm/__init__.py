@@ -1,20 +1,14 @@
 """RandSAC for OpenMMLab.
 
-Importing this package checks the pinned stack, lets ``torch.load`` read the
-mmengine checkpoints that training writes, and registers every module of the
-package into the mmpretrain registries (configs load it with
-``custom_imports=dict(imports=['randsac_mm'])``).
+Importing the package itself loads nothing heavy, so its framework-free
+core ``randsac_mm.segments`` (numpy only) imports without torch. What
+registers modules is imported by the configs, with ``custom_imports``:
+
+- ``randsac_mm.mmpretrain``: pretraining, linear probe and fine-tuning
+  (mmpretrain registries; no mmseg or mmdet);
+- ``randsac_mm.downstream``: UperNet on ADE20K and Mask R-CNN on COCO
+  (mmseg and mmdet registries; imports the former too).
 """
-from .utils.version_check import check_versions
-
-check_versions()
-
-from .utils.checkpoint_globals import \
-    allow_mmengine_checkpoint_globals  # noqa: E402
-
-allow_mmengine_checkpoint_globals()
-
-from . import datasets, engine, evaluation, fileio, models  # noqa: E402,F401
-from .version import __version__  # noqa: E402
+from .version import __version__
 
 __all__ = ['__version__']

@@ -1,4 +1,4 @@
-"""The bad-input table of issue 8, one row per test case, end to end.
+"""Bad input to configs and data roots, one row per case, end to end.
 
 Each row edits a real config the way a user's typo would and runs it
 through mmengine's Runner (or, for data roots, through the Runner's own
@@ -16,7 +16,7 @@ from mmengine.config import Config
 from mmengine.registry import DefaultScope
 from mmengine.runner import Runner
 
-import randsac_mm  # noqa: F401
+import randsac_mm.mmpretrain  # noqa: F401
 from randsac_mm.models.utils.pretrained import PretrainedCheckpointError
 
 from . import data_factory

@@ -6,7 +6,7 @@ import torch
 
 
 def test_import_registers_modules():
-    import randsac_mm  # noqa: F401
+    import randsac_mm.mmpretrain  # noqa: F401
     from mmengine.registry import OPTIM_WRAPPERS
     from mmpretrain.registry import DATASETS
 
@@ -69,7 +69,7 @@ def test_check_versions_raises_on_wrong_stack(monkeypatch):
 
 
 def test_weights_only_load_reads_message_hub(tmp_path):
-    import randsac_mm  # noqa: F401  (allowlists the globals)
+    import randsac_mm.mmpretrain  # noqa: F401  (allowlists the globals)
     from mmengine.logging import MessageHub
     hub = MessageHub.get_instance('test_weights_only_load')
     for value in (3.0, 1.0, 2.0):
@@ -85,7 +85,7 @@ def test_weights_only_load_reads_message_hub(tmp_path):
 
 
 def test_weights_only_getattr_is_restricted(tmp_path):
-    import randsac_mm  # noqa: F401
+    import randsac_mm.mmpretrain  # noqa: F401
     from mmengine.logging import HistoryBuffer
 
     from randsac_mm.utils.checkpoint_globals import history_buffer_getattr
@@ -105,21 +105,30 @@ def test_weights_only_getattr_is_restricted(tmp_path):
         torch.load(path)
 
 
-def test_import_registers_model_and_transfer_modules():
-    import randsac_mm  # noqa: F401
-    from mmdet.registry import MODELS as DET_MODELS
-    from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
+def test_import_registers_model_modules():
+    import randsac_mm.mmpretrain  # noqa: F401
     from mmpretrain.registry import MODELS, TRANSFORMS
-    from mmseg.registry import MODELS as SEG_MODELS
-
-    from randsac_mm.engine import BackboneLayerDecayOptimWrapperConstructor
-    from randsac_mm.models import RandSACViTPyramid
     for name in ('RandSAC', 'RandSACViT', 'RandSACTwoStreamViT',
                  'RandSACDecoder', 'RandSACPretrainHead'):
         assert MODELS.get(name) is not None, name
     assert TRANSFORMS.get('RandSACSegmentGenerator') is not None
+
+
+def test_downstream_registers_transfer_modules():
+    import randsac_mm.downstream  # noqa: F401
+    from mmdet.registry import DATASETS as DET_DATASETS
+    from mmdet.registry import MODELS as DET_MODELS
+    from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
+    from mmseg.registry import DATASETS as SEG_DATASETS
+    from mmseg.registry import MODELS as SEG_MODELS
+
+    from randsac_mm.downstream import (
+        BackboneLayerDecayOptimWrapperConstructor, CheckedADE20KDataset,
+        CheckedCocoDataset, RandSACViTPyramid)
     assert SEG_MODELS.get('RandSACViTPyramid') is RandSACViTPyramid
     assert DET_MODELS.get('RandSACViTPyramid') is RandSACViTPyramid
+    assert SEG_DATASETS.get('CheckedADE20KDataset') is CheckedADE20KDataset
+    assert DET_DATASETS.get('CheckedCocoDataset') is CheckedCocoDataset
     assert OPTIM_WRAPPER_CONSTRUCTORS.get(
         'BackboneLayerDecayOptimWrapperConstructor') is \
         BackboneLayerDecayOptimWrapperConstructor

@@ -27,7 +27,7 @@ from mmengine.config import Config  # noqa: E402
 from mmengine.registry import DefaultScope  # noqa: E402
 from mmengine.runner import Runner  # noqa: E402
 
-import randsac_mm  # noqa: F401,E402
+import randsac_mm.mmpretrain  # noqa: F401,E402
 from randsac_mm.datasets import MNIST5k, RandSACSegmentGenerator  # noqa
 from randsac_mm.evaluation import evaluate_frozen  # noqa: E402
 from randsac_mm.utils.reconstruction import (predict_images,  # noqa: E402

@@ -3,12 +3,15 @@ prints a results table.
 
     python tools/pretrain_linear_finetune.py \
         configs/pretrain/randsac_vit-tiny-p4_square-m2_8xb64-800e_cifar10.py \
-        configs/benchmarks/linear/vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py \
-        configs/benchmarks/finetune/vit-tiny-p4_8xb128-coslr-100e_cifar10.py \
-        --gpus 8
+        [LINEAR_CONFIG FINETUNE_CONFIG] --gpus 8
+
+The evaluation configs default to those the pretraining config names in its
+``eval_configs`` (every pretraining config outside the small-scale study
+names a linear probe and a fine-tune whose backbone matches its encoder).
 
 Each stage is tools/train.py (or tools/dist_train.sh with --gpus > 1) and
-then tools/test.py on its last checkpoint; work goes to
+then tools/test.py on its newest complete checkpoint
+(``randsac_mm.utils.latest_checkpoint``); work goes to
 <work-dir>/{pretrain,linear,finetune}. --pretrain-checkpoint skips the
 pretraining stage. The table is also written to <work-dir>/results.json.
 """
@@ -19,14 +22,19 @@ import os.path as osp
 import subprocess
 import sys
 
+from randsac_mm.utils.latest_checkpoint import latest_checkpoint
+
 HERE = osp.dirname(osp.abspath(__file__))
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('pretrain_config')
-    parser.add_argument('linear_config')
-    parser.add_argument('finetune_config')
+    parser.add_argument('linear_config', nargs='?',
+                        help="default: the pretraining config's "
+                        "eval_configs['linear']")
+    parser.add_argument('finetune_config', nargs='?',
+                        help="default: its eval_configs['finetune']")
     parser.add_argument('--work-dir', help='default: work_dirs/<pretrain '
                         'config name>_protocol')
     parser.add_argument('--gpus', type=int, default=1,
@@ -45,14 +53,13 @@ def run(command):
     subprocess.run(command, check=True)
 
 
-def last_checkpoint(work_dir):
-    """The checkpoint mmengine's CheckpointHook recorded last."""
-    marker = osp.join(work_dir, 'last_checkpoint')
-    if not osp.isfile(marker):
-        raise FileNotFoundError(f'{work_dir} has no last_checkpoint: did the '
-                                'stage save a checkpoint?')
-    with open(marker) as f:
-        return f.read().strip()
+def newest_checkpoint(work_dir):
+    """The newest complete checkpoint a stage wrote."""
+    checkpoint = latest_checkpoint(work_dir)
+    if checkpoint is None:
+        raise FileNotFoundError(f'{work_dir} has no checkpoint: did the '
+                                'stage save one?')
+    return checkpoint
 
 
 def train(config, work_dir, options, gpus):
@@ -64,7 +71,7 @@ def train(config, work_dir, options, gpus):
     if options:
         command += ['--cfg-options'] + options
     run(command)
-    return last_checkpoint(work_dir)
+    return newest_checkpoint(work_dir)
 
 
 def test(config, checkpoint, work_dir, options):
@@ -77,8 +84,26 @@ def test(config, checkpoint, work_dir, options):
         return json.load(f)
 
 
+def default_eval_configs(args):
+    """Fills the evaluation configs the pretraining config names."""
+    if args.linear_config and args.finetune_config:
+        return
+    from mmengine.config import Config
+    named = Config.fromfile(args.pretrain_config).get('eval_configs')
+    if not named:
+        raise ValueError(
+            f'{args.pretrain_config} names no eval_configs: give '
+            'LINEAR_CONFIG and FINETUNE_CONFIG (small-scale configs are '
+            'evaluated with tools/analysis/eval_frozen.py)')
+    args.linear_config = args.linear_config or named['linear']
+    args.finetune_config = args.finetune_config or named['finetune']
+
+
 def main(argv=None):
     args = parse_args(argv)
+    if not osp.isfile(args.pretrain_config):
+        raise FileNotFoundError(f'no such config {args.pretrain_config!r}')
+    default_eval_configs(args)
     for path in (args.pretrain_config, args.linear_config,
                  args.finetune_config):
         if not osp.isfile(path):

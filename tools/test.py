@@ -12,7 +12,7 @@ import json
 import os
 import os.path as osp
 
-import randsac_mm  # noqa: F401  (checks the stack, registers our modules)
+import randsac_mm.mmpretrain  # noqa: F401  (checks the stack, registers our modules)
 from mmengine.dist import is_main_process
 from mmengine.runner import Runner
 from randsac_mm.utils.distributed import prepare_cpu_distributed

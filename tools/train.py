@@ -10,7 +10,7 @@ Examples:
 import argparse
 import os.path as osp
 
-import randsac_mm  # noqa: F401  (checks the stack, registers our modules)
+import randsac_mm.mmpretrain  # noqa: F401  (checks the stack, registers our modules)
 from mmengine.runner import Runner
 from randsac_mm.utils.distributed import prepare_cpu_distributed
 from randsac_mm.utils.latest_checkpoint import latest_checkpoint

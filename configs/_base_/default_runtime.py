@@ -1,6 +1,7 @@
 # Runtime shared by every mmpretrain-scope config of randsac_mm.
 default_scope = 'mmpretrain'
-custom_imports = dict(imports=['randsac_mm'], allow_failed_imports=False)
+custom_imports = dict(imports=['randsac_mm.mmpretrain'],
+                      allow_failed_imports=False)
 
 default_hooks = dict(
     timer=dict(type='IterTimerHook'),

@@ -9,6 +9,11 @@ _base_ = [
     '../_base_/schedules/small_scale_adamw_5e.py',
 ]
 model = dict(neck=dict(skip_connection=True))
+train_dataloader = dict(dataset=dict(pipeline=[
+    dict(step, segment='square', square_size=2, hierarchy=(4, ),
+         serialization='random')
+    if step['type'] == 'RandSACSegmentGenerator' else step
+    for step in _base_.train_pipeline]))
 train_cfg = dict(max_epochs=10)
 param_scheduler = [  # the base's warmup, its cosine decay to epoch 10
     _base_.param_scheduler[0], dict(_base_.param_scheduler[1], end=10)]

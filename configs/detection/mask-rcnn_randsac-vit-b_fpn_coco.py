@@ -7,8 +7,10 @@
 # layer decay 0.65, batch 16 = 8 GPUs x 2, 36 epochs (our choice).
 #   tools/dist_train.sh configs/detection/mask-rcnn_randsac-vit-b_fpn_coco.py 8 \
 #       --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/randsac_vit-b_in1k/epoch_1600.pth
+_base_ = ['../_base_/schedules/mask-rcnn_adamw_36e.py']
 default_scope = 'mmdet'
-custom_imports = dict(imports=['randsac_mm'], allow_failed_imports=False)
+custom_imports = dict(imports=['randsac_mm.downstream'],
+                      allow_failed_imports=False)
 
 image_size = (1024, 1024)
 norm_cfg = dict(type='SyncBN', requires_grad=True)
@@ -167,28 +169,6 @@ val_evaluator = dict(
     format_only=False)
 test_evaluator = val_evaluator
 
-optim_wrapper = dict(
-    type='OptimWrapper',
-    optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999),
-                   weight_decay=0.05),
-    constructor='BackboneLayerDecayOptimWrapperConstructor',
-    paramwise_cfg=dict(
-        layer_decay_rate=0.65,
-        custom_keys={'pos_embed': dict(decay_mult=0.0),
-                     '.ln': dict(decay_mult=0.0),
-                     '.bias': dict(decay_mult=0.0)}))
-max_epochs = 36
-param_scheduler = [
-    dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0,
-         end=1000),
-    dict(type='MultiStepLR', begin=0, end=max_epochs, by_epoch=True,
-         milestones=[27, 33], gamma=0.1),
-]
-train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs,
-                 val_interval=3)
-val_cfg = dict(type='ValLoop')
-test_cfg = dict(type='TestLoop')
-
 default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50),
@@ -209,4 +189,3 @@ log_level = 'INFO'
 load_from = None
 resume = False
 randomness = dict(seed=0)
-auto_scale_lr = dict(enable=False, base_batch_size=16)

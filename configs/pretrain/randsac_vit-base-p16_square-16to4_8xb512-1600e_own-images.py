@@ -9,4 +9,4 @@ _base_ = ['../randsac_vit-b_in1k.py']
 train_dataloader = dict(
     dataset=dict(_delete_=True, type='UnlabeledImageFolder',
                  data_root='data/own_images',
-                 pipeline={{_base_.train_pipeline}}))
+                 pipeline=_base_.train_pipeline))

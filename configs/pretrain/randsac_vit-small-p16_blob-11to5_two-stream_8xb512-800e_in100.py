@@ -7,3 +7,7 @@ model = dict(
                   arch=dict(embed_dims=384, num_layers=16, num_heads=6,
                             feedforward_channels=1536)),
     neck=None)
+# Evaluated as the content stream through all 16 layers:
+eval_configs = dict(
+    linear='configs/benchmarks/linear/vit-small-p16-two-stream_8xb2048-linear-coslr-90e_in100.py',
+    finetune='configs/benchmarks/finetune/vit-small-p16-two-stream_8xb128-coslr-100e_in100.py')

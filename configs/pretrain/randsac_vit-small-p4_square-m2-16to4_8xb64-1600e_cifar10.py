@@ -4,18 +4,9 @@
 # skip connections, norm_pix, 1600 epochs, batch 512 = 8 x 64 (Appendix
 # "Low-data Pre-training Setting"). Evaluate with configs/benchmarks/
 # {linear,finetune}/vit-small-p4_*_cifar10.py.
-_base_ = [
-    '../_base_/models/randsac_vit-small-p4.py',
-    '../_base_/datasets/cifar10_randsac.py',
-    '../_base_/schedules/cifar_adamw_1600e.py',
-]
+_base_ = ['./_base_/randsac_vit-small-p4_cifar10_1600e.py']
 train_dataloader = dict(dataset=dict(pipeline=[
-    dict(type='PerSampleSeed'),  # see README: Guarantees
-    dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
-         backend='pillow', interpolation='bicubic'),
-    dict(type='RandomFlip', prob=0.5),
-    dict(type='RandSACSegmentGenerator', input_size=32, patch_size=4,
-         segment='square', square_size=2, hierarchy=(4,), serialization='random'),
-    dict(type='PackInputs', algorithm_keys=['token_rank', 'segment_ids'],
-         meta_keys=[]),
-]))
+    dict(step, segment='square', square_size=2, hierarchy=(4, ),
+         serialization='random')
+    if step['type'] == 'RandSACSegmentGenerator' else step
+    for step in _base_.train_pipeline]))

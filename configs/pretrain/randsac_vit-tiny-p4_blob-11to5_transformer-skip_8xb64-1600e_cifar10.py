@@ -9,12 +9,12 @@ _base_ = [
 ]
 model = dict(neck=dict(skip_connection=True), head=dict(norm_pix=True))
 train_dataloader = dict(dataset=dict(pipeline=[
-    dict(type='PerSampleSeed'),  # see README: Guarantees
-    dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
-         backend='pillow', interpolation='bicubic'),
-    dict(type='RandomFlip', prob=0.5),
-    dict(type='RandSACSegmentGenerator', input_size=32, patch_size=4,
-         segment='blob', num_segments=11, hierarchy=(5, )),
-    dict(type='PackInputs', algorithm_keys=['token_rank', 'segment_ids'],
-         meta_keys=[]),
-]))
+    dict(step, segment='blob', num_segments=11, hierarchy=(5, ))
+    if step['type'] == 'RandSACSegmentGenerator' else step
+    for step in _base_.train_pipeline]))
+# The linear probe and fine-tuning of this encoder (also the default of
+# tools/pretrain_linear_finetune.py and the configs the checkpoint loader
+# names when it refuses a checkpoint).
+eval_configs = dict(
+    linear='configs/benchmarks/linear/vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py',
+    finetune='configs/benchmarks/finetune/vit-tiny-p4_8xb128-coslr-100e_cifar10.py')

@@ -9,3 +9,7 @@ model = dict(
                   arch=dict(embed_dims=192, num_layers=15, num_heads=3,
                             feedforward_channels=768)),
     neck=None)
+# Evaluated as the content stream through all 15 layers:
+eval_configs = dict(
+    linear='configs/benchmarks/linear/vit-tiny-p4-two-stream_8xb2048-linear-coslr-90e_cifar10.py',
+    finetune='configs/benchmarks/finetune/vit-tiny-p4-two-stream_8xb128-coslr-100e_cifar10.py')

@@ -9,8 +9,10 @@
 # The checkpoint may be the raw pretraining one (position embeddings are
 # interpolated on load) or the output of tools/model_converters/
 # randsac2downstream.py --to mmseg.
+_base_ = ['../_base_/schedules/upernet_adamw_160k.py']
 default_scope = 'mmseg'
-custom_imports = dict(imports=['randsac_mm'], allow_failed_imports=False)
+custom_imports = dict(imports=['randsac_mm.downstream'],
+                      allow_failed_imports=False)
 
 crop_size = (512, 512)
 norm_cfg = dict(type='SyncBN', requires_grad=True)
@@ -110,30 +112,6 @@ test_dataloader = val_dataloader
 val_evaluator = dict(type='IoUMetric', iou_metrics=['mIoU'])
 test_evaluator = val_evaluator
 
-# AdamW with layer-wise lr decay 0.65 over the 12 blocks (our constructor:
-# mmseg's recognises only BEiT/MAE/ConvNeXt by class name), 1500 warmup
-# iterations, then linear decay to 160k (as mmseg's MAE/BEiT UperNet).
-optim_wrapper = dict(
-    type='OptimWrapper',
-    optimizer=dict(type='AdamW', lr=1e-4, betas=(0.9, 0.999),
-                   weight_decay=0.05),
-    constructor='BackboneLayerDecayOptimWrapperConstructor',
-    paramwise_cfg=dict(
-        layer_decay_rate=0.65,
-        custom_keys={'pos_embed': dict(decay_mult=0.0),
-                     '.ln': dict(decay_mult=0.0),
-                     '.bias': dict(decay_mult=0.0)}))
-param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0,
-         end=1500),
-    dict(type='PolyLR', power=1.0, begin=1500, end=160000, eta_min=0.0,
-         by_epoch=False),
-]
-train_cfg = dict(type='IterBasedTrainLoop', max_iters=160000,
-                 val_interval=16000)
-val_cfg = dict(type='ValLoop')
-test_cfg = dict(type='TestLoop')
-
 default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50, log_metric_by_epoch=False),
@@ -155,4 +133,3 @@ log_level = 'INFO'
 load_from = None
 resume = False
 randomness = dict(seed=0)
-auto_scale_lr = dict(enable=False, base_batch_size=16)

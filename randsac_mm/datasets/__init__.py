@@ -1,6 +1,4 @@
-from .ade20k import CheckedADE20KDataset
 from .cifar import CheckedCIFAR10, CheckedCIFAR100
-from .coco import CheckedCocoDataset
 from .digits import DigitsDataset
 from .imagenet import CheckedImageNet, ImageNet100, imagenet100_classes
 from .layout_errors import DataLayoutError
@@ -8,8 +6,8 @@ from .mnist import CheckedFashionMNIST, CheckedMNIST, MNIST5k
 from .transforms import PerSampleSeed, RandSACSegmentGenerator
 from .unlabeled_folder import UnlabeledImageFolder
 
-__all__ = ['CheckedADE20KDataset', 'CheckedCIFAR10', 'CheckedCIFAR100',
-           'CheckedCocoDataset', 'CheckedFashionMNIST', 'CheckedImageNet',
+__all__ = ['CheckedCIFAR10', 'CheckedCIFAR100',
+           'CheckedFashionMNIST', 'CheckedImageNet',
            'CheckedMNIST', 'MNIST5k',
            'DataLayoutError', 'DigitsDataset', 'ImageNet100', 'PerSampleSeed',
            'RandSACSegmentGenerator', 'UnlabeledImageFolder',

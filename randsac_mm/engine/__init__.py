@@ -1,6 +1,4 @@
 from .autocast_optim_wrapper import AutocastOptimWrapper
 from .hooks import NonFiniteLossHook, PerSampleSeedHook
-from .layer_decay_constructor import BackboneLayerDecayOptimWrapperConstructor
 
-__all__ = ['AutocastOptimWrapper', 'BackboneLayerDecayOptimWrapperConstructor',
-           'NonFiniteLossHook', 'PerSampleSeedHook']
+__all__ = ['AutocastOptimWrapper', 'NonFiniteLossHook', 'PerSampleSeedHook']

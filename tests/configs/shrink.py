@@ -42,17 +42,17 @@ def shrink_model(model):
     backbone = model['backbone']
     if not is_large(backbone):
         return False
-    two_stream = backbone['type'] == 'RandSACTwoStreamViT'
+    # A two-stream encoder, or an evaluation backbone of one: one layer more.
+    two_stream = backbone['type'] == 'RandSACTwoStreamViT' or \
+        'query_token' in backbone.get('unused_checkpoint_keys', ())
     backbone['arch'] = dict(SMALL_ARCH, num_layers=3 if two_stream else 2)
     neck = model.get('neck')
     if isinstance(neck, dict) and neck.get('type') == 'RandSACDecoder':
-        model['neck'].update(encoder_dims=64, encoder_layers=2, embed_dims=64,
-                             num_layers=1, num_heads=2)
-    if model['head'].get('type') == 'RandSACPretrainHead':
+        # Its grid and encoder shapes, and the head's, follow the backbone.
+        model['neck'].update(embed_dims=64, num_layers=1, num_heads=2)
+    if model['head'].get('type') != 'RandSACPretrainHead':  # classifiers
         model['head']['in_channels'] = 64
-    else:  # classifiers
-        model['head']['in_channels'] = 64
-        if 'frozen_stages' in backbone:
+        if isinstance(backbone.get('frozen_stages'), int):
             backbone['frozen_stages'] = 2
         necks = model['neck'] if isinstance(model['neck'], list) else []
         for neck in necks:

@@ -2,6 +2,8 @@
 iteration on tiny data in its real on-disk format; every evaluation config
 loads a checkpoint written by a pretraining config."""
 import copy
+import json
+import os
 import os.path as osp
 import re
 
@@ -12,10 +14,10 @@ from mmengine.registry import init_default_scope
 from mmengine.runner import Runner
 from mmpretrain.registry import MODELS, TRANSFORMS
 
-import randsac_mm  # noqa: F401
+import randsac_mm.mmpretrain  # noqa: F401
 
 from .shrink import (ALL_CONFIGS, CONFIG_DIR, EVAL_CONFIGS, PRETRAIN_CONFIGS,
-                     is_large, localise, name, shrink_model)
+                     localise, name, shrink_model)
 
 init_default_scope('mmpretrain')
 pytestmark = pytest.mark.heavy
@@ -25,7 +27,7 @@ pytestmark = pytest.mark.heavy
 def test_config_builds_model_and_pipeline(path):
     cfg = Config.fromfile(path)
     assert cfg.default_scope == 'mmpretrain'
-    assert 'randsac_mm' in cfg.custom_imports['imports']
+    assert 'randsac_mm.mmpretrain' in cfg.custom_imports['imports']
     model_cfg = copy.deepcopy(cfg.model)
     model_cfg['backbone'].pop('init_cfg', None)
     shrink_model(model_cfg)
@@ -73,45 +75,151 @@ def test_pretraining_config_trains_one_iteration(path, pretrained_checkpoints):
     assert torch.isfinite(torch.tensor(loss)) and loss > 0
 
 
-def matching_pretrain(eval_path, pretrained_checkpoints):
-    """A pretraining config with the evaluation config's backbone."""
-    eval_model = Config.fromfile(eval_path).model['backbone']
-    arch = eval_model['arch']
-    want = (arch['embed_dims'] if isinstance(arch, dict) else 768,
-            eval_model['patch_size'])
-    for path, (checkpoint, _, model) in sorted(pretrained_checkpoints.items()):
-        backbone = Config.fromfile(path).model['backbone']
-        arch = backbone['arch']
-        dims = arch['embed_dims'] if isinstance(arch, dict) else 768
-        if (dims, backbone['patch_size']) == want and \
-                backbone['type'] == 'RandSACViT' and \
-                is_large(backbone) == is_large(eval_model):
-            return path, checkpoint
-    raise LookupError(f'no pretraining config matches {eval_path}')
+GOLDEN_LOSSES = osp.join(osp.dirname(__file__), 'golden_losses.json')
 
 
-@pytest.mark.parametrize('path', EVAL_CONFIGS, ids=name)
-def test_eval_config_loads_pretraining_checkpoint_and_trains(
-        path, pretrained_checkpoints, data_roots, tmp_path):
-    pretrain_path, checkpoint = matching_pretrain(path,
-                                                  pretrained_checkpoints)
-    cfg = Config.fromfile(path)
+def test_pretraining_losses_equal_the_recorded_ones(pretrained_checkpoints):
+    """Refactoring configs or models changes no run: the first-iteration
+    loss of every pretraining config (tiny data, seed 0, the shrunk model
+    where large) equals the value recorded before. A new config is
+    recorded with RANDSAC_RECORD_GOLDEN=1; a changed value is a bug unless
+    the change was meant to alter training."""
+    losses = {name(path): loss
+              for path, (_, loss, _) in pretrained_checkpoints.items()}
+    if os.environ.get('RANDSAC_RECORD_GOLDEN') == '1':
+        with open(GOLDEN_LOSSES, 'w') as f:
+            json.dump(losses, f, indent=1, sort_keys=True)
+            f.write('\n')
+    with open(GOLDEN_LOSSES) as f:
+        golden = json.load(f)
+    assert sorted(golden) == sorted(losses), 'record new configs'
+    differ = {key: (golden[key], loss) for key, loss in losses.items()
+              if abs(loss - golden[key]) > 1e-6 * max(1.0, abs(golden[key]))}
+    assert not differ, f'(recorded, now): {differ}'
+
+
+# Evaluated by tools/analysis/eval_frozen.py, which builds the encoder from
+# the pretraining config itself (no evaluation config of matching shape).
+FROZEN_EVALUATED = ('small_scale/', 'demo/randsac_vit-mini-p4_square-16to4_mnist')
+
+
+def eval_configs(path):
+    """{'linear': path, 'finetune': path} a pretraining config names."""
+    named = Config.fromfile(path).get('eval_configs') or {}
+    return {kind: osp.join(osp.dirname(CONFIG_DIR), p)
+            for kind, p in named.items()}
+
+
+def test_every_pretraining_config_has_its_evaluation():
+    named = set()
+    for path in PRETRAIN_CONFIGS:
+        configs = eval_configs(path)
+        if name(path).startswith(FROZEN_EVALUATED):
+            assert not configs, name(path)
+            continue
+        assert sorted(configs) == ['finetune', 'linear'], name(path)
+        assert all(osp.isfile(p) for p in configs.values()), configs
+        named.update(configs.values())
+    demo_evals = {p for p in ALL_CONFIGS if '/demo/vit-' in p and
+                  ('linear' in p or 'finetune' in p)}
+    assert named >= set(EVAL_CONFIGS) | demo_evals
+
+
+def load_into(eval_path, checkpoint):
+    """The evaluation config's model (shrunk like the pretraining one),
+    initialised from ``checkpoint`` through its Pretrained init_cfg."""
+    cfg = Config.fromfile(eval_path)
     shrink_model(cfg.model)
     cfg.model.backbone.init_cfg.checkpoint = checkpoint
     model = MODELS.build(copy.deepcopy(cfg.model))
     model.init_weights()
+    return cfg, model
+
+
+@pytest.mark.parametrize(
+    'path', [p for p in PRETRAIN_CONFIGS
+             if not name(p).startswith(FROZEN_EVALUATED)], ids=name)
+def test_checkpoint_loads_whole_into_its_evaluation_models(
+        path, pretrained_checkpoints):
+    """Every encoder weight of the checkpoint lands in the evaluation
+    backbone (the loader refuses missing and unexpected keys; only a
+    two-stream checkpoint's query_token is declared unused)."""
+    checkpoint = pretrained_checkpoints[path][0]
     pretrained = torch.load(checkpoint)['state_dict']
-    for key, value in model.backbone.state_dict().items():
-        source = pretrained['backbone.' + key]
-        if key == 'pos_embed' and source.shape != value.shape:
-            continue  # interpolated to the evaluation resolution
-        assert torch.equal(value, source), (name(pretrain_path), key)
-    # ... and one training iteration through the Runner.
+    encoder = {k[len('backbone.'):]: v for k, v in pretrained.items()
+               if k.startswith('backbone.')}
+    for eval_path in eval_configs(path).values():
+        _, model = load_into(eval_path, checkpoint)
+        loaded = model.backbone.state_dict()
+        assert set(encoder) - set(loaded) <= {'query_token'}
+        for key, value in loaded.items():
+            if key == 'pos_embed' and encoder[key].shape != value.shape:
+                continue  # interpolated to the evaluation resolution
+            assert torch.equal(value, encoder[key]), (name(eval_path), key)
+
+
+def test_frozen_evaluated_checkpoints_load_whole_into_their_model(
+        pretrained_checkpoints):
+    from randsac_mm.utils.run_config import build_model
+    for path, (checkpoint, _, _) in pretrained_checkpoints.items():
+        if name(path).startswith(FROZEN_EVALUATED):
+            cfg = Config.fromfile(path)
+            shrink_model(cfg.model)
+            build_model(cfg, checkpoint)  # strict: every key, no other
+
+
+@pytest.mark.parametrize('path', EVAL_CONFIGS, ids=name)
+def test_eval_config_trains_one_iteration_from_a_checkpoint(
+        path, pretrained_checkpoints, data_roots, tmp_path):
+    pretrain_path = next(p for p in PRETRAIN_CONFIGS
+                         if path in eval_configs(p).values())
+    checkpoint = pretrained_checkpoints[pretrain_path][0]
+    cfg, _ = load_into(path, checkpoint)
     localise(cfg, data_roots, tmp_path)
     cfg.experiment_name = osp.basename(path)
     runner = Runner.from_cfg(cfg)
     runner.train()
     assert osp.isfile(tmp_path / 'epoch_1.pth')
+
+
+@pytest.mark.parametrize('eval_path, unexpected', [
+    ('benchmarks/linear/vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py',
+     "['layers.12-14.*', 'query_token']"),
+    ('benchmarks/linear/vit-tiny-p4-two-stream_8xb2048-linear-coslr-90e_'
+     'cifar10.py', None),
+])
+def test_deeper_or_two_stream_checkpoint_is_refused_naming_its_config(
+        eval_path, unexpected, pretrained_checkpoints):
+    from randsac_mm.models.utils.pretrained import PretrainedCheckpointError
+    two_stream = osp.join(
+        CONFIG_DIR, 'pretrain',
+        'randsac_vit-tiny-p4_blob-11to5_two-stream_8xb64-1600e_cifar10.py')
+    checkpoint = pretrained_checkpoints[two_stream][0]
+    if unexpected is None:  # its own evaluation config takes it
+        load_into(osp.join(CONFIG_DIR, eval_path), checkpoint)
+        return
+    with pytest.raises(PretrainedCheckpointError) as error:
+        load_into(osp.join(CONFIG_DIR, eval_path), checkpoint)
+    message = str(error.value)
+    assert unexpected in message
+    assert 'vit-tiny-p4-two-stream_8xb2048-linear-coslr-90e_cifar10.py' \
+        in message
+
+
+def test_pyramid_refuses_a_two_stream_checkpoint(pretrained_checkpoints):
+    from randsac_mm.downstream import RandSACViTPyramid
+    from randsac_mm.models.utils.pretrained import PretrainedCheckpointError
+    two_stream = osp.join(
+        CONFIG_DIR, 'pretrain',
+        'randsac_vit-tiny-p4_blob-11to5_two-stream_8xb64-1600e_cifar10.py')
+    pyramid = RandSACViTPyramid(
+        arch=dict(embed_dims=192, num_layers=12, num_heads=3,
+                  feedforward_channels=768), img_size=32, patch_size=4,
+        init_cfg=dict(type='Pretrained', prefix='backbone.',
+                      checkpoint=pretrained_checkpoints[two_stream][0]))
+    with pytest.raises(PretrainedCheckpointError,
+                       match=r"\['layers.12-14.\*', 'query_token'\]"):
+        pyramid.init_weights()
 
 
 def test_eval_config_without_checkpoint_says_how_to_pass_it():

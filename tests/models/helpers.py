@@ -24,13 +24,12 @@ def tiny_cfg(variant='skip', enc_layers=2, dec_layers=2, norm_pix=True):
                       arch=dict(embed_dims=DIMS, num_layers=enc_layers,
                                 num_heads=4, feedforward_channels=2 * DIMS),
                       img_size=32, patch_size=4),
-        head=dict(type='RandSACPretrainHead', in_channels=DIMS, patch_size=4,
-                  norm_pix=norm_pix))
+        # Grid, widths and patch size of the neck and head: from the
+        # backbone (RandSAC fills them in).
+        head=dict(type='RandSACPretrainHead', norm_pix=norm_pix))
     if variant != 'two_stream':
-        cfg['neck'] = dict(type='RandSACDecoder', num_patches=GRID,
-                           encoder_dims=DIMS, encoder_layers=enc_layers,
-                           num_layers=dec_layers, num_heads=4,
-                           skip_connection=variant == 'skip')
+        cfg['neck'] = dict(type='RandSACDecoder', num_layers=dec_layers,
+                           num_heads=4, skip_connection=variant == 'skip')
     return cfg
 
 

@@ -28,24 +28,34 @@ def square_hierarchies(draw, rows, cols, max_levels=3):
 
 
 @st.composite
-def blob_hierarchies(draw, k, max_levels=3):
+def blob_hierarchies(draw, k, max_levels=3, shrink=1, max_count=None):
+    """Decreasing group counts below ``k``; each level at most the level
+    below over ``shrink`` and at most ``max_count``."""
     levels, previous = [], k
     for _ in range(draw(st.integers(0, max_levels))):
-        if previous <= 2:
+        top = min(previous - 1, previous // shrink, max_count or previous)
+        if top < 2:
             break
-        previous = draw(st.integers(2, previous - 1))
+        previous = draw(st.integers(2, top))
         levels.append(previous)
     return tuple(levels)
 
 
+# With exact counts a draw is repeated up to MAX_BLOB_DRAWS (1000) times
+# until no component is empty. Measured over random points on the position
+# square (200 draws each), the chance one draw leaves a component empty is
+# at most 0.78 for K <= 11 Gaussians over >= 4K points, and at most 0.89 for
+# <= 7 Gaussians over >= 2x as many points; at 16 over 4x it was 0.985 and
+# at 11 over 12 points about 1, so specs beyond these bounds can fail for
+# lack of draws, not for a bug.
 @st.composite
 def exact_blob_specs(draw):
-    """Blob specs with ``exact_counts``, K at most a quarter of the tokens
-    (above that, drawing K non-empty components gets rare)."""
+    """Blob specs with ``exact_counts`` within the bounds above."""
     height, width = draw(grids)
-    k = draw(st.integers(2, max(2, min(height * width // 4, 16))))
+    k = draw(st.integers(2, max(2, min(height * width // 4, 11))))
     return SegmentSpec(grid=(height, width), segment='blob', num_segments=k,
-                       hierarchy=draw(blob_hierarchies(k)),
+                       hierarchy=draw(blob_hierarchies(k, shrink=2,
+                                                       max_count=7)),
                        serialization=draw(st.sampled_from(['random',
                                                            'raster'])),
                        coherent=draw(st.booleans()), exact_counts=True)

@@ -7,7 +7,8 @@ import pytest
 import torch
 from mmpretrain.registry import MODELS
 
-import randsac_mm  # noqa: F401  (registers RandSAC)
+import randsac_mm.mmpretrain  # noqa: F401  (registers RandSAC)
+from randsac_mm.models import reference_randsac as reference
 
 from ..conftest import REPO_ROOT
 
@@ -21,7 +22,6 @@ def load(name):
 
 
 benchmark = load('pretrain_throughput')
-reference = load('reference_randsac')
 
 
 @pytest.mark.parametrize('setting', list(benchmark.SETTINGS))
@@ -35,12 +35,11 @@ def test_same_loss_same_weights_same_layout(setting, attention):
         with torch.no_grad():
             model.neck.skip_weights.normal_()
     ref = reference.reference_from_randsac(model)
-    img = benchmark.SETTINGS[setting][2]
-    ranks = benchmark.layouts(setting, 2)[0]
-    images = torch.randn(2, 3, img, img)
+    samples = benchmark.layouts(setting, 2)[0]
+    ranks = model.stack_token_ranks(samples, 'cpu')
+    images = torch.randn(2, 3, *benchmark.image_size(setting))
     with torch.no_grad():
-        pred, target, batch = model.predict_segments(images, ranks)
-        ours = model.head.loss(pred, target, batch.loss_mask)
+        ours = model.loss(images, samples)['loss']
         theirs = ref(images, ranks)
     assert torch.isfinite(ours)
     torch.testing.assert_close(theirs, ours, rtol=1e-5, atol=0)
@@ -54,7 +53,7 @@ def test_reference_is_a_different_computation():
     model.init_weights()
     ref = reference.reference_from_randsac(model)
     assert isinstance(ref.encoder[0], torch.nn.TransformerEncoderLayer)
-    ranks = benchmark.layouts(setting, 2)[0]
+    ranks = model.stack_token_ranks(benchmark.layouts(setting, 2)[0], 'cpu')
     images = torch.randn(2, 3, 32, 32)
     with torch.no_grad():
         before = ref(images, ranks)

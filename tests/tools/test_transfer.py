@@ -9,7 +9,7 @@ from mmengine.optim import build_optim_wrapper
 from mmengine.registry import DefaultScope
 from mmpretrain.models.utils import resize_pos_embed
 
-import randsac_mm  # noqa: F401
+import randsac_mm.downstream  # noqa: F401
 
 from .. import data_factory
 from ..conftest import REPO_ROOT, run_tool
@@ -31,11 +31,8 @@ def pretrained(tmp_path_factory):
             type='RandSAC',
             backbone=dict(type='RandSACViT', arch=ARCH, img_size=192,
                           patch_size=16),
-            neck=dict(type='RandSACDecoder', num_patches=(12, 12),
-                      encoder_dims=64, encoder_layers=4, num_layers=1,
-                      num_heads=2),
-            head=dict(type='RandSACPretrainHead', in_channels=64,
-                      patch_size=16)))
+            neck=dict(type='RandSACDecoder', num_layers=1, num_heads=2),
+            head=dict(type='RandSACPretrainHead')))
         model.init_weights()
     with torch.no_grad():
         for p in model.parameters():
@@ -191,7 +188,8 @@ def test_layer_decay_gives_each_block_its_lr(tmp_path, pretrained):
 def test_converter_keeps_encoder_and_resizes(tmp_path, pretrained):
     out = tmp_path / 'seg.pth'
     printed = run_tool(['tools/model_converters/randsac2downstream.py',
-                        pretrained, out, '--to', 'mmseg', '--img-size', '64'])
+                        pretrained, out, '--to', 'mmseg', '--img-size', '64',
+                        '--num-layers', '4'])
     state = torch.load(out)['state_dict']
     assert state and all(k.startswith('backbone.') for k in state)
     assert state['backbone.pos_embed'].shape == (1, 16, 64)
@@ -211,15 +209,33 @@ def test_converter_keeps_encoder_and_resizes(tmp_path, pretrained):
                  for k, v in sd.items()}, 'pos_embed has shape'),
     (lambda sd: {k: v for k, v in sd.items() if 'layers.0.' not in k},
      "lacks \\['layers.0.attn.qkv.weight'\\]"),
+    # The downstream configs' encoder has 12 layers, this one 4.
+    (lambda sd: sd, 'a 4-layer encoder; the downstream configs build 12'),
+    # A two-stream checkpoint, and a deeper one.
+    (lambda sd: {**sd, 'backbone.query_token': torch.zeros(1, 1, 64)},
+     "4-layer encoder and \\['query_token'\\]"),
+    (lambda sd: {**sd, 'backbone.layers.4.attn.qkv.weight':
+                 torch.zeros(192, 64)},
+     "5-layer encoder and \\['layers.4.\\*'\\]"),
 ])
-def test_converter_refuses_malformed_checkpoints(tmp_path, pretrained,
-                                                 corrupt, message):
+def test_converter_refuses_malformed_checkpoints(pretrained, corrupt,
+                                                 message):
+    from randsac_mm.downstream import ConversionError, convert_for_downstream
+    state = corrupt(torch.load(pretrained)['state_dict'])
+    num_layers = 12 if '4-layer encoder;' in message else 4
+    with pytest.raises(ConversionError, match=message):
+        convert_for_downstream(state, 64, num_layers=num_layers)
+
+
+def test_converter_tool_refuses_and_writes_nothing(tmp_path, pretrained):
     bad = tmp_path / 'bad.pth'
-    torch.save({'state_dict': corrupt(torch.load(pretrained)['state_dict'])},
+    torch.save({'state_dict': {**torch.load(pretrained)['state_dict'],
+                               'backbone.query_token': torch.zeros(1, 1, 64)}},
                bad)
-    with pytest.raises(pytest.fail.Exception, match=message):
+    with pytest.raises(pytest.fail.Exception,
+                       match="src .*bad.pth.*\\['query_token'\\]"):
         run_tool(['tools/model_converters/randsac2downstream.py', bad,
-                  tmp_path / 'o.pth', '--to', 'mmdet'])
+                  tmp_path / 'o.pth', '--to', 'mmseg', '--num-layers', '4'])
     assert not (tmp_path / 'o.pth').exists()
 
 

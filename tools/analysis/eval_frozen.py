@@ -57,7 +57,7 @@ def main(argv=None):
     from mmengine.registry import DefaultScope
     from mmengine.runner import Runner
 
-    import randsac_mm  # noqa: F401  (registers)
+    import randsac_mm.mmpretrain  # noqa: F401  (registers)
     from randsac_mm.evaluation import evaluate_frozen
     from randsac_mm.utils.run_config import build_model
 

@@ -28,11 +28,12 @@ from mmengine.config import Config, DictAction
 from mmengine.registry import init_default_scope
 from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
 
-import randsac_mm  # noqa: F401
+import randsac_mm.mmpretrain  # noqa: F401
 from mmpretrain.models import VisionTransformer
 from mmpretrain.registry import MODELS
+from randsac_mm.datasets import RandSACSegmentGenerator
 from randsac_mm.models.utils import SegmentBatch
-from randsac_mm.segments import SegmentSpec, make_layout, token_grid
+from randsac_mm.segments import make_layout
 
 ARCHITECTURES = ('two-stream', 'transformer', 'transformer-skip')
 
@@ -56,20 +57,10 @@ CUSTOM_FORMULAS = {
 }
 
 
-def segment_generator_cfg(cfg):
-    for step in cfg.train_dataloader.dataset.pipeline:
-        if step['type'] == 'RandSACSegmentGenerator':
-            return step
-    raise ValueError('the config has no RandSACSegmentGenerator in '
-                     'train_dataloader.dataset.pipeline')
-
-
 def sample_token_rank(cfg, seed):
-    gen = dict(segment_generator_cfg(cfg))
-    gen.pop('type')
-    grid = token_grid(gen.pop('input_size'), gen.pop('patch_size'))
-    spec = SegmentSpec(grid, **{k: tuple(v) if isinstance(v, list) else v
-                                for k, v in gen.items()})
+    """One layout of the config's RandSACSegmentGenerator: int64 [1, N] and
+    its number of segments."""
+    spec = RandSACSegmentGenerator.from_config(cfg).spec
     layout = make_layout(spec, np.random.default_rng(seed))
     return torch.as_tensor(layout.token_rank)[None], layout.num_segments
 

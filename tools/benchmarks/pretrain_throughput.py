@@ -3,7 +3,8 @@
 For each setting and precision, one training iteration (forward, backward,
 AdamW step) is timed for:
 
-- ``reference``: ``reference_randsac.ReferenceRandSAC`` (nn.Transformer
+- ``reference``: ``randsac_mm.models.reference_randsac.ReferenceRandSAC``
+  (nn.Transformer
   layers, sequence-first, boolean masks), the same weights, layouts, loss;
 - ``mae``: mmpretrain's MAE, the same encoder at its own 75% masking, and
   a decoder as wide and deep as the setting's RandSAC decoder (MAE's own
@@ -18,8 +19,9 @@ compile caches): ``--warmup`` iterations, then ``--repeats`` rounds of
 many times, one after the other, so a slow drift of the machine's speed
 (shared cloud hosts) falls on every variant alike; the table reports the
 median of all rounds of all passes and the highest peak memory. Images are
-random, layouts are sampled by ``RandSACSegmentGenerator``'s layout code
-(a fixed pool cycled through, the same for every variant).
+random; the model and the layouts are the setting's pretraining config's
+(``RandSACSegmentGenerator.from_config``; a fixed pool of layouts cycled
+through, the same for every variant).
 
 Memory: on a GPU, ``torch.cuda.max_memory_allocated``; on a CPU, the peak
 resident set size of the process during the timed iterations (``peak``,
@@ -52,20 +54,18 @@ if HERE not in sys.path:  # siblings, also when loaded by file path (tests)
 
 from benchmark_io import machine_info, write_json  # noqa: E402
 
-# name: (model base config, layout spec, image size, CPU batch size).
+# name: (pretraining config, CPU batch size).
 SETTINGS = {
-    'vit-t-cifar': ('randsac_vit-tiny-p4.py',
-                    dict(segment='square', square_size=2), 32, 32),
-    'vit-s-in100': ('randsac_vit-small-p16.py',
-                    dict(segment='blob', num_segments=16, hierarchy=(4, )),
-                    224, 8),
-    'vit-b-in1k': ('randsac_vit-base-p16.py',
-                   dict(segment='square', square_size=3, hierarchy=(4, )),
-                   192, 4),
+    'vit-t-cifar': ('configs/pretrain/'
+                    'randsac_vit-tiny-p4_square-m2_8xb64-800e_cifar10.py', 32),
+    'vit-s-in100': ('configs/pretrain/'
+                    'randsac_vit-small-p16_blob-16to4_8xb512-800e_in100.py',
+                    8),
+    'vit-b-in1k': ('configs/randsac_vit-b_in1k.py', 4),
 }
 # variant: what differs from ``ours``.
 VARIANTS = {
-    'reference': 'reference_randsac.py (nn.Transformer, boolean masks)',
+    'reference': 'ReferenceRandSAC (nn.Transformer, boolean masks)',
     'mae': 'mmpretrain MAE, 75% masking, decoder sized like ours',
     'ours': 'RandSAC, all fast paths',
     'ours-sdpa': 'SDPA kernel instead of the explicit one',
@@ -110,11 +110,19 @@ class RssSampler:
         self.peak = max(self.peak, _rss_mib())
 
 
-def build_model_cfg(setting, variant):
+def setting_config(setting):
     from mmengine.config import Config
-    base, _, _, _ = SETTINGS[setting]
-    cfg = Config.fromfile(osp.join(ROOT, 'configs/_base_/models', base))
-    model = cfg.model
+    return Config.fromfile(osp.join(ROOT, SETTINGS[setting][0]))
+
+
+def image_size(setting):
+    from randsac_mm.datasets import RandSACSegmentGenerator
+    generator = RandSACSegmentGenerator.from_config(setting_config(setting))
+    return tuple(p * generator.patch_size for p in generator.grid)
+
+
+def build_model_cfg(setting, variant):
+    model = setting_config(setting).model
     if variant == 'ours-sdpa':
         model['attention'] = 'sdpa'
     if variant == 'ours-flex':
@@ -126,38 +134,35 @@ def build_model_cfg(setting, variant):
 
 
 def layouts(setting, batch_size):
-    """A pool of int64 [B, N] token_rank batches."""
+    """A pool of batches of layouts, each a list of ``batch_size`` data
+    samples with ``token_rank`` (int64 [N]), as the pipeline packs them."""
     import numpy as np
-    import torch
+    from mmpretrain.structures import DataSample
 
-    from randsac_mm.segments import SegmentSpec, make_layout, token_grid
-    _, spec, img, _ = SETTINGS[setting]
-    patch = 4 if setting == 'vit-t-cifar' else 16
-    spec = SegmentSpec(grid=token_grid(img, patch), **spec)
+    from randsac_mm.datasets import RandSACSegmentGenerator
+    from randsac_mm.segments import make_layout
+    spec = RandSACSegmentGenerator.from_config(setting_config(setting)).spec
     rng = np.random.default_rng(0)
-    return [
-        torch.stack([
-            torch.as_tensor(make_layout(spec, rng).token_rank)
-            for _ in range(batch_size)
-        ]) for _ in range(LAYOUT_POOL)
-    ]
+    return [[DataSample(token_rank=make_layout(spec, rng).token_rank)
+             for _ in range(batch_size)] for _ in range(LAYOUT_POOL)]
 
 
 def forward_macs(setting):
     """Forward multiply-accumulates of one image (get_flops.py's count)."""
+    import torch
     sys.path.insert(0, osp.join(ROOT, 'tools/analysis'))
     from get_flops import count
-    ranks = layouts(setting, 1)[0]
+    samples = layouts(setting, 1)[0]
+    ranks = torch.as_tensor(samples[0].token_rank)[None]
     macs, _, _ = count(build_model_cfg(setting, 'ours'), ranks)
     return macs
 
 
 def build_loss_fn(setting, variant, device):
-    """(loss_fn(images, token_rank) -> scalar, trainable parameters)."""
+    """(loss_fn(images, data_samples) -> scalar, trainable parameters)."""
     import torch
     from mmpretrain.registry import MODELS
 
-    from randsac_mm.models.utils import SegmentBatch
     torch.manual_seed(0)
     if variant == 'mae':
         ours = MODELS.build(build_model_cfg(setting, 'ours'))
@@ -185,24 +190,25 @@ def build_loss_fn(setting, variant, device):
         model.init_weights()
         model.to(device).train()
 
-        def loss_fn(images, token_rank):
+        def loss_fn(images, data_samples):
             return model.loss(images, [])['loss']
         return loss_fn, model
     model = MODELS.build(build_model_cfg(setting, variant))
     model.init_weights()
     model.to(device).train()
     if variant == 'reference':
-        from reference_randsac import reference_from_randsac
+        from randsac_mm.models.reference_randsac import reference_from_randsac
         ref = reference_from_randsac(model).train()
-        return ref, ref
+
+        def loss_fn(images, data_samples):
+            return ref(images,
+                       model.stack_token_ranks(data_samples, images.device))
+        return loss_fn, ref
     trim = variant != 'ours-no-trim'
 
-    def loss_fn(images, token_rank):
-        batch = SegmentBatch(token_rank, trim_outer_segments=trim,
-                             attention=model.attention_kernel(images))
-        pred, target, batch = model.predict_segments(images, token_rank,
-                                                     batch)
-        return model.head.loss(pred, target, batch.loss_mask)
+    def loss_fn(images, data_samples):
+        return model.loss(images, data_samples,
+                          trim_outer_segments=trim)['loss']
     if variant == 'ours-compile':
         loss_fn = torch.compile(loss_fn)
     return loss_fn, model
@@ -216,16 +222,15 @@ def measure(setting, variant, dtype, batch_size, iters, repeats, warmup):
     from mmengine.logging import MMLogger
     from mmengine.registry import init_default_scope
 
-    import randsac_mm  # noqa: F401
+    import randsac_mm.mmpretrain  # noqa: F401
     MMLogger.get_current_instance().setLevel(logging.WARNING)
     init_default_scope('mmpretrain')
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
-    _, _, img, _ = SETTINGS[setting]
     loss_fn, module = build_loss_fn(setting, variant, device)
     params = [p for p in module.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=1.5e-4, weight_decay=0.05)
-    pool = [r.to(device) for r in layouts(setting, batch_size)]
-    images = torch.randn(batch_size, 3, img, img, device=device)
+    pool = layouts(setting, batch_size)
+    images = torch.randn(batch_size, 3, *image_size(setting), device=device)
     rss_built = _rss_mib()
 
     def sync():
@@ -359,13 +364,13 @@ def main(argv=None):
     from mmengine.logging import MMLogger
     from mmengine.registry import init_default_scope
 
-    import randsac_mm  # noqa: F401
+    import randsac_mm.mmpretrain  # noqa: F401
     MMLogger.get_current_instance().setLevel(logging.WARNING)
     init_default_scope('mmpretrain')
     macs = {s: forward_macs(s) for s in args.settings}
     rows = []
     for setting in args.settings:
-        batch_size = args.batch_size or SETTINGS[setting][3]
+        batch_size = args.batch_size or SETTINGS[setting][1]
         for dtype in args.dtypes:
             passes = {v: [] for v in variants}
             for i in range(args.passes):

@@ -295,7 +295,7 @@ def bar_chart(summary, path):
 def main(argv=None):
     args = parse_args(argv)
     sys.path.insert(0, ROOT)
-    import randsac_mm  # noqa: F401  (registers)
+    import randsac_mm.mmpretrain  # noqa: F401  (registers)
     os.makedirs(osp.join(args.work_dir, 'runs'), exist_ok=True)
     loaders = eval_loaders(args)
     settings = {k: getattr(args, k) for k in (

@@ -16,8 +16,8 @@ import os.path as osp
 
 import torch
 
-import randsac_mm  # noqa: F401  (allowlists mmengine checkpoint globals)
-from randsac_mm.models.utils.convert import (ConversionError,
+import randsac_mm.mmpretrain  # noqa: F401  (allowlists mmengine checkpoint globals)
+from randsac_mm.downstream.convert import (ConversionError,
                                              convert_for_downstream)
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
@@ -32,6 +32,10 @@ def main(argv=None):
     parser.add_argument('--img-size', type=int,
                         help='downstream input side (default: 512 for mmseg,'
                         ' 1024 for mmdet)')
+    parser.add_argument('--num-layers', type=int, default=12,
+                        help='depth of the downstream encoder (default 12, '
+                        "the segmentation and detection configs' ViT-B); "
+                        'a checkpoint of another depth is refused')
     args = parser.parse_args(argv)
     img_size = args.img_size or DEFAULT_SIZE[args.to]
     if not osp.isfile(args.src):
@@ -46,7 +50,8 @@ def main(argv=None):
     if not isinstance(state, dict):
         parser.error(f'src {args.src!r} holds no state dict')
     try:
-        converted, report = convert_for_downstream(state, img_size)
+        converted, report = convert_for_downstream(state, img_size,
+                                                   num_layers=args.num_layers)
     except ConversionError as e:
         parser.error(f'src {args.src!r}: {e}')
     for key, what in report:

@@ -79,7 +79,7 @@ def main(argv=None):
     sys.path.insert(0, ROOT)
     from mmengine.config import Config
 
-    import randsac_mm  # noqa: F401  (registers)
+    import randsac_mm.mmpretrain  # noqa: F401  (registers)
     from randsac_mm.datasets import RandSACSegmentGenerator
     from randsac_mm.utils.reconstruction import (predict_images,
                                                  reconstruction_figure,

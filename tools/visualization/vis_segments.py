@@ -85,7 +85,7 @@ def load_image(args):
             raise FileNotFoundError(f'--img: no such file {args.img!r}')
         image = np.asarray(Image.open(args.img).convert('RGB'))
         return image, osp.splitext(osp.basename(args.img))[0]
-    import randsac_mm  # noqa: F401  (registers the datasets)
+    import randsac_mm.mmpretrain  # noqa: F401  (registers the datasets)
     from mmengine.config import Config
     from mmengine.registry import init_default_scope
     from mmpretrain.registry import DATASETS

@@ -9,17 +9,16 @@ data_preprocessor = dict(
     std=[51.5865, 50.847, 51.255],
     to_rgb=False)  # CIFAR batches are RGB already
 
-segment_generator = dict(
-    type='RandSACSegmentGenerator', input_size=32, patch_size=4,
-    segment='square', square_size=2, hierarchy=(), serialization='random')
+# The layout step has the token grid only: each pretraining config states
+# its segment layout (segment, square_size, num_segments, hierarchy,
+# serialization, coherent) with a comprehension over this pipeline.
 train_pipeline = [
     dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandomFlip', prob=0.5),
-    segment_generator,
-    dict(type='PackInputs', algorithm_keys=['token_rank', 'segment_ids'],
-         meta_keys=[]),
+    dict(type='RandSACSegmentGenerator', input_size=32, patch_size=4),
+    dict(type='PackInputs', algorithm_keys=['token_rank'], meta_keys=[]),
 ]
 train_dataloader = dict(
     batch_size=64,

@@ -9,17 +9,17 @@ data_preprocessor = dict(
     std=[58.395, 57.12, 57.375],
     to_rgb=True)
 
-segment_generator = dict(
-    type='RandSACSegmentGenerator', input_size=224, patch_size=16,
-    segment='square', square_size=7, hierarchy=(), serialization='random')
+# The layout step has the token grid only: each pretraining config states
+# its segment layout (segment, square_size, num_segments, hierarchy,
+# serialization, coherent) with a comprehension over this pipeline.
 train_pipeline = [
     dict(type='PerSampleSeed'),  # see README: Guarantees
     dict(type='LoadImageFromFile'),
     dict(type='RandomResizedCrop', scale=224, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandomFlip', prob=0.5),
-    segment_generator,
-    dict(type='PackInputs', algorithm_keys=['token_rank', 'segment_ids'],
+    dict(type='RandSACSegmentGenerator', input_size=224, patch_size=16),
+    dict(type='PackInputs', algorithm_keys=['token_rank'],
          meta_keys=['img_path']),
 ]
 train_dataloader = dict(

@@ -10,13 +10,9 @@ model = dict(
         patch_size=16),
     neck=dict(
         type='RandSACDecoder',
-        num_patches=(12, 12),
-        encoder_dims=768,
-        encoder_layers=12,
         embed_dims=768,
         num_layers=8,
         num_heads=12,
         skip_connection=True),
-    head=dict(type='RandSACPretrainHead', in_channels=768, patch_size=16,
-              norm_pix=True),
+    head=dict(type='RandSACPretrainHead', norm_pix=True),
 )

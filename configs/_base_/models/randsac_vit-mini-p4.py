@@ -6,5 +6,4 @@ _base_ = ['./randsac_vit-tiny-p4.py']
 model = dict(
     backbone=dict(arch=dict(embed_dims=96, num_layers=6, num_heads=3,
                             feedforward_channels=384)),
-    neck=dict(encoder_dims=96, encoder_layers=6, embed_dims=96, num_layers=2),
-    head=dict(in_channels=96))
+    neck=dict(embed_dims=96, num_layers=2))

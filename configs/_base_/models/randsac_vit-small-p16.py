@@ -12,13 +12,9 @@ model = dict(
         patch_size=16),
     neck=dict(
         type='RandSACDecoder',
-        num_patches=(14, 14),
-        encoder_dims=384,
-        encoder_layers=12,
         embed_dims=384,
         num_layers=4,
         num_heads=12,
         skip_connection=False),
-    head=dict(type='RandSACPretrainHead', in_channels=384, patch_size=16,
-              norm_pix=True),
+    head=dict(type='RandSACPretrainHead', norm_pix=True),
 )

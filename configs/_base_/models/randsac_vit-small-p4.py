@@ -11,13 +11,9 @@ model = dict(
         patch_size=4),
     neck=dict(
         type='RandSACDecoder',
-        num_patches=(8, 8),
-        encoder_dims=384,
-        encoder_layers=12,
         embed_dims=384,
         num_layers=6,
         num_heads=6,
         skip_connection=True),
-    head=dict(type='RandSACPretrainHead', in_channels=384, patch_size=4,
-              norm_pix=True),
+    head=dict(type='RandSACPretrainHead', norm_pix=True),
 )

@@ -13,13 +13,9 @@ model = dict(
         pos_embed_type='sincos'),
     neck=dict(
         type='RandSACDecoder',
-        num_patches=(8, 8),
-        encoder_dims=192,
-        encoder_layers=12,
         embed_dims=192,
         num_layers=3,
         num_heads=3,
         skip_connection=False),
-    head=dict(type='RandSACPretrainHead', in_channels=192, patch_size=4,
-              norm_pix=False),
+    head=dict(type='RandSACPretrainHead', norm_pix=False),
 )

@@ -5,33 +5,14 @@
 # mixup 0.8, cutmix 1.0, drop path 0.1. Give the pretraining checkpoint with
 #   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
 _base_ = [
+    '../../_base_/models/randsac_vit_finetune.py',
     '../../_base_/datasets/imagenet100_cls.py',
     '../../_base_/schedules/finetune_adamw_100e.py',
 ]
 model = dict(
-    type='ImageClassifier',
     backbone=dict(
-        type='RandSACViT',
         arch=dict(embed_dims=384, num_layers=12, num_heads=6,
                   feedforward_channels=1536),
         img_size=224,
-        patch_size=16,
-        drop_path_rate=0.1,
-        out_type='featmap',
-        # The pretrained (sin-cos) position embeddings are loaded and then
-        # fine-tuned with the rest of the encoder.
-        pos_embed_type='learned',
-        init_cfg=dict(type='Pretrained', checkpoint='', prefix='backbone.')),
-    neck=dict(type='GlobalAveragePooling'),
-    head=dict(
-        type='LinearClsHead',
-        num_classes=100,
-        in_channels=384,
-        loss=dict(type='LabelSmoothLoss', label_smooth_val=0.1,
-                  mode='original'),
-        init_cfg=dict(type='TruncNormal', layer='Linear', std=2e-5)),
-    train_cfg=dict(augments=[
-        dict(type='Mixup', alpha=0.8),
-        dict(type='CutMix', alpha=1.0),
-    ]),
-)
+        patch_size=16),
+    head=dict(num_classes=100, in_channels=384))

@@ -6,29 +6,14 @@
 # batch 16384 = 8 x 2048, 90 epochs. Give the pretraining checkpoint with
 #   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
 _base_ = [
+    '../../_base_/models/randsac_vit_linear.py',
     '../../_base_/datasets/imagenet_cls.py',
     '../../_base_/schedules/linear_lars_90e.py',
 ]
 model = dict(
-    type='ImageClassifier',
-    backbone=dict(
-        type='RandSACViT',
-        arch='base',
-        img_size=224,
-        patch_size=16,
-        frozen_stages=12,
-        out_type='featmap',
-        init_cfg=dict(type='Pretrained', checkpoint='', prefix='backbone.')),
-    neck=[
-        dict(type='GlobalAveragePooling'),
-        dict(type='ClsBatchNormNeck', input_features=768),
-    ],
-    head=dict(
-        type='LinearClsHead',
-        num_classes=1000,
-        in_channels=768,
-        loss=dict(type='CrossEntropyLoss'),
-        init_cfg=dict(type='TruncNormal', layer='Linear', std=0.01)),
-)
+    backbone=dict(arch='base', img_size=224, patch_size=16),
+    neck=[dict(type='GlobalAveragePooling'),
+          dict(type='ClsBatchNormNeck', input_features=768)],
+    head=dict(num_classes=1000, in_channels=768))
 train_dataloader = dict(
-    batch_size=2048, dataset=dict(pipeline={{_base_.linear_train_pipeline}}))
+    batch_size=2048, dataset=dict(pipeline=_base_.linear_train_pipeline))

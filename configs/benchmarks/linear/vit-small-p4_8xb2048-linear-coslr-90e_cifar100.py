@@ -5,30 +5,18 @@
 # batch 16384 = 8 x 2048, 90 epochs. Give the pretraining checkpoint with
 #   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
 _base_ = [
+    '../../_base_/models/randsac_vit_linear.py',
     '../../_base_/datasets/cifar100_cls.py',
     '../../_base_/schedules/linear_lars_90e.py',
 ]
 model = dict(
-    type='ImageClassifier',
     backbone=dict(
-        type='RandSACViT',
         arch=dict(embed_dims=384, num_layers=12, num_heads=6,
                   feedforward_channels=1536),
         img_size=32,
-        patch_size=4,
-        frozen_stages=12,
-        out_type='featmap',
-        init_cfg=dict(type='Pretrained', checkpoint='', prefix='backbone.')),
-    neck=[
-        dict(type='GlobalAveragePooling'),
-        dict(type='ClsBatchNormNeck', input_features=384),
-    ],
-    head=dict(
-        type='LinearClsHead',
-        num_classes=100,
-        in_channels=384,
-        loss=dict(type='CrossEntropyLoss'),
-        init_cfg=dict(type='TruncNormal', layer='Linear', std=0.01)),
-)
+        patch_size=4),
+    neck=[dict(type='GlobalAveragePooling'),
+          dict(type='ClsBatchNormNeck', input_features=384)],
+    head=dict(num_classes=100, in_channels=384))
 train_dataloader = dict(
-    batch_size=2048, dataset=dict(pipeline={{_base_.linear_train_pipeline}}))
+    batch_size=2048, dataset=dict(pipeline=_base_.linear_train_pipeline))

@@ -10,3 +10,9 @@ _base_ = [
     '../../_base_/datasets/fashion-mnist_randsac.py',
     '../../_base_/schedules/small_scale_adamw_5e.py',
 ]
+train_pipeline = [
+    dict(step, segment='square', square_size=2, hierarchy=(),
+         serialization='random')
+    if step['type'] == 'RandSACSegmentGenerator' else step
+    for step in _base_.train_pipeline]
+train_dataloader = dict(dataset=dict(pipeline=train_pipeline))

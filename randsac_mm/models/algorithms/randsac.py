@@ -5,7 +5,10 @@ from mmengine.dist import all_reduce, is_distributed
 from mmpretrain.models import BaseSelfSupervisor
 from mmpretrain.registry import MODELS
 
+from torch import nn
+
 from ..utils import ATTENTION_KERNELS, SegmentBatch, gather_tokens
+from .derived_shapes import decoder_shapes, fill_from_backbone, head_shapes
 
 __all__ = ['RandSAC']
 
@@ -49,6 +52,17 @@ class RandSAC(BaseSelfSupervisor):
                              f'{attention!r}')
         if head is None:
             raise ValueError('RandSAC needs a head (RandSACPretrainHead)')
+        # Shapes the neck and head share with the backbone come from the
+        # backbone: built first (as BaseSelfSupervisor would), then filled in.
+        if not isinstance(backbone, nn.Module):
+            backbone = MODELS.build(backbone)
+        if neck is not None and not isinstance(neck, nn.Module):
+            neck = fill_from_backbone('neck', neck, decoder_shapes(backbone))
+            neck = MODELS.build(neck)
+        if not isinstance(head, nn.Module):
+            width = backbone.embed_dims if neck is None else neck.embed_dims
+            head = fill_from_backbone('head', head,
+                                      head_shapes(backbone, width))
         super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
         self.attention = attention
         if self.two_stream and not hasattr(self.backbone,
@@ -61,17 +75,29 @@ class RandSAC(BaseSelfSupervisor):
     def _images(inputs):
         return inputs[0] if isinstance(inputs, (list, tuple)) else inputs
 
-    @staticmethod
-    def token_rank(data_samples, device):
-        """int64 [B, N] from the data samples' ``token_rank`` fields."""
+    def stack_token_ranks(self, data_samples, device):
+        """The data samples' ``token_rank`` fields as int64 [B, N].
+
+        Raises:
+            KeyError: the samples carry no ``token_rank``.
+            ValueError: their layouts are for another token grid than the
+                backbone's.
+        """
         if not data_samples or 'token_rank' not in data_samples[0]:
             raise KeyError(
                 'RandSAC: data samples have no token_rank; add '
                 'RandSACSegmentGenerator to the pipeline and pack it with '
-                "PackInputs(algorithm_keys=['token_rank', 'segment_ids'])")
-        ranks = [torch.as_tensor(np.asarray(s.token_rank))
-                 for s in data_samples]
-        return torch.stack(ranks).to(device=device, dtype=torch.long)
+                "PackInputs(algorithm_keys=['token_rank'])")
+        ranks = torch.stack([torch.as_tensor(np.asarray(s.token_rank))
+                             for s in data_samples])
+        grid = tuple(self.backbone.patch_resolution)
+        if ranks.shape[1] != grid[0] * grid[1]:
+            raise ValueError(
+                f'RandSAC: the pipeline made layouts of {ranks.shape[1]} '
+                f'tokens, the backbone has a {grid[0]}x{grid[1]} grid; give '
+                'RandSACSegmentGenerator the input_size and patch_size of '
+                'the backbone')
+        return ranks.to(device=device, dtype=torch.long)
 
     def attention_kernel(self, images):
         """The kernel 'auto' resolves to for ``images``' device."""
@@ -88,7 +114,8 @@ class RandSAC(BaseSelfSupervisor):
         featmap = self.backbone(self._images(inputs))[-1]  # [B, C, h, w]
         return (featmap.flatten(2).mean(dim=2), )
 
-    def predict_segments(self, images, token_rank, batch=None):
+    def predict_segments(self, images, token_rank, batch=None,
+                         trim_outer_segments=True):
         """Predictions of every segment but the first.
 
         Args:
@@ -96,6 +123,10 @@ class RandSAC(BaseSelfSupervisor):
             token_rank (torch.Tensor): int64 [B, N].
             batch (SegmentBatch | None): prebuilt order and masks of
                 ``token_rank`` (default: built here).
+            trim_outer_segments (bool): leave the last segment out of the
+                encoder and the first out of the decoder where the batch
+                allows (the same loss, less work; see ``SegmentBatch``).
+                Used when ``batch`` is built here.
 
         Returns:
             tuple: ``pred`` [B, L, P*P*C] and ``target`` [B, L, P*P*C] (in
@@ -103,23 +134,30 @@ class RandSAC(BaseSelfSupervisor):
             ``batch.dec_start``, and the ``SegmentBatch``.
         """
         if batch is None:
-            batch = SegmentBatch(token_rank,
+            batch = SegmentBatch(token_rank, trim_outer_segments,
                                  attention=self.attention_kernel(images))
         if self.two_stream:
             features = self.backbone.forward_two_stream(images, batch)
         else:
-            hidden = self.backbone.encode_segments(images, batch)
-            norm = self.backbone.final_norm_layer
-            features = self.neck([norm(h) for h in hidden], batch)
+            features = self.neck(
+                self.backbone.encode_segments(images, batch), batch)
         pred = self.head(features)
         patches = gather_tokens(self.head.patchify(images),
                                 batch.decoder_order)
         return pred, self.head.construct_target(patches), batch
 
-    def loss(self, inputs, data_samples, **kwargs):
+    def loss(self, inputs, data_samples, trim_outer_segments=True,
+             **kwargs):
+        """The MSE of the predicted segments' pixels; see
+        :meth:`predict_segments` for ``trim_outer_segments``.
+
+        Returns:
+            dict: ``loss``, a scalar tensor.
+        """
         images = self._images(inputs)
         pred, target, batch = self.predict_segments(
-            images, self.token_rank(data_samples, images.device))
+            images, self.stack_token_ranks(data_samples, images.device),
+            trim_outer_segments=trim_outer_segments)
         return dict(loss=self.head.loss(pred, target, batch.loss_mask))
 
     def parse_losses(self, losses):
@@ -146,7 +184,7 @@ class RandSAC(BaseSelfSupervisor):
             ``token_rank`` [B, N].
         """
         images = self._images(inputs)
-        token_rank = self.token_rank(data_samples, images.device)
+        token_rank = self.stack_token_ranks(data_samples, images.device)
         pred, _, batch = self.predict_segments(images, token_rank)
         target = self.head.construct_target(self.head.patchify(images))
         full_pred = torch.zeros_like(target)

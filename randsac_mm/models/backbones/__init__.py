@@ -1,5 +1,4 @@
 from .randsac_two_stream_vit import RandSACTwoStreamViT
 from .randsac_vit import RandSACViT
-from .randsac_vit_pyramid import RandSACViTPyramid
 
-__all__ = ['RandSACTwoStreamViT', 'RandSACViT', 'RandSACViTPyramid']
+__all__ = ['RandSACTwoStreamViT', 'RandSACViT']

@@ -30,7 +30,7 @@ class RandSACViT(VisionTransformer):
     - ``forward(x)``: a plain ViT (feature extraction, probing, fine-tuning).
     - ``encode_segments(x, batch)``: tokens sorted by serialization step,
       the last segment left out, every token attending to its own and
-      earlier segments; returns every layer's output.
+      earlier segments; returns every layer's output, final-normed.
 
     Args:
         pos_embed_type (str): 'sincos' (fixed 2-D sine-cosine, the paper's
@@ -40,6 +40,13 @@ class RandSACViT(VisionTransformer):
         with_cp (bool): activation checkpointing in ``encode_segments``:
             each layer's activations are recomputed in the backward pass
             instead of stored (less memory, about a third more compute).
+        frozen_stages (int | str): as VisionTransformer's, or 'all' for
+            every layer and the final norm (linear probing), whatever the
+            depth.
+        unused_checkpoint_keys (tuple[str]): encoder keys of the
+            pretrained checkpoint this backbone knowingly leaves unused:
+            ``('query_token', )`` evaluates a two-stream checkpoint as its
+            content stream. Any other key it lacks is refused.
         **kwargs: VisionTransformer arguments (``arch``, ``img_size``,
             ``patch_size``, ``drop_path_rate``, ...).
     """
@@ -51,6 +58,8 @@ class RandSACViT(VisionTransformer):
                  final_norm=True,
                  init_cfg=DEFAULT_INIT,
                  with_cp=False,
+                 unused_checkpoint_keys=(),
+                 frozen_stages=-1,
                  **kwargs):
         if pos_embed_type not in POS_EMBED_TYPES:
             raise ValueError(f'pos_embed_type must be one of '
@@ -70,10 +79,19 @@ class RandSACViT(VisionTransformer):
         if not final_norm:
             raise ValueError('RandSACViT needs final_norm=True: the decoder '
                              'reads the final-normed encoder layers')
+        freeze_all = frozen_stages == 'all'
         super().__init__(out_type=out_type, with_cls_token=False,
-                         final_norm=True, init_cfg=init_cfg, **kwargs)
+                         final_norm=True, init_cfg=init_cfg,
+                         frozen_stages=-1 if freeze_all else frozen_stages,
+                         **kwargs)
+        if freeze_all:  # the linear probe: whatever the depth
+            self.frozen_stages = self.num_layers
+            self._freeze_stages()
         self.pos_embed_type = pos_embed_type
         self.with_cp = with_cp
+        self.patch_size = patch_size
+        self.in_channels = kwargs.get('in_channels', 3)
+        self.unused_checkpoint_keys = tuple(unused_checkpoint_keys)
         if pos_embed_type == 'sincos':
             self.pos_embed.requires_grad = False
 
@@ -83,7 +101,8 @@ class RandSACViT(VisionTransformer):
         if pretrained:
             # mmengine loads with strict=False: refuse what would not load.
             check_pretrained_checkpoint(self, self.init_cfg.get('checkpoint'),
-                                        self.init_cfg.get('prefix', ''))
+                                        self.init_cfg.get('prefix', ''),
+                                        self.unused_checkpoint_keys)
         # VisionTransformer draws a learned pos_embed unless pretrained.
         super().init_weights()
         if self.pos_embed_type == 'sincos' and not pretrained:
@@ -92,8 +111,8 @@ class RandSACViT(VisionTransformer):
 
     @property
     def final_norm_layer(self):
-        """The final LayerNorm (``ln1``), also applied to every layer's
-        output before the decoder reads it."""
+        """The final LayerNorm (``ln1``); ``encode_segments`` applies it to
+        every layer's output."""
         return self.ln1
 
     def embed_tokens(self, x):
@@ -115,8 +134,9 @@ class RandSACViT(VisionTransformer):
             batch (SegmentBatch): order and masks of the batch's layouts.
 
         Returns:
-            list[torch.Tensor]: each layer's output [B, enc_len, C], tokens
-            in serialization order, before the final norm.
+            list[torch.Tensor]: each layer's output after the final norm
+            (what the decoder reads), [B, enc_len, C], tokens in
+            serialization order.
         """
         x = gather_tokens(self.embed_tokens(x), batch.encoder_order)
         x = self.pre_norm(x)
@@ -127,5 +147,5 @@ class RandSACViT(VisionTransformer):
                                batch.encoder_mask, use_reentrant=False)
             else:
                 x = masked_encoder_layer(layer, x, batch.encoder_mask)
-            hidden.append(x)
+            hidden.append(self.final_norm_layer(x))
         return hidden

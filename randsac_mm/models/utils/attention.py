@@ -22,9 +22,14 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention.flex_attention import BlockMask, flex_attention
 
-__all__ = ['multihead_attention', 'explicit_attention',
+__all__ = ['ATTENTION_KERNELS', 'multihead_attention', 'explicit_attention',
            'masked_self_attention', 'masked_encoder_layer',
            'query_stream_layer']
+
+# The kernels above, by name, each with the mask form ``SegmentBatch``
+# builds for it: 'sdpa' boolean masks, 'explicit' additive float32 masks,
+# 'flex' BlockMasks.
+ATTENTION_KERNELS = ('sdpa', 'explicit', 'flex')
 
 
 def multihead_attention(q, k, v, num_heads, mask, dropout_p=0.0):

@@ -12,7 +12,7 @@ import zipfile
 import torch
 
 __all__ = ['PretrainedCheckpointError', 'check_pretrained_checkpoint',
-           'encoder_state']
+           'encoder_state', 'summarise_keys']
 
 RESIZABLE = ('pos_embed', )  # resized on load by VisionTransformer
 
@@ -50,20 +50,48 @@ def encoder_state(state_dict, prefix, error_cls, source):
     return encoder
 
 
-def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
+def summarise_keys(keys):
+    """'layers.12.attn.qkv.weight', ... -> 'layers.12-14.*' and the rest."""
+    layers = sorted({int(k.split('.')[1]) for k in keys
+                     if k.startswith('layers.')})
+    span = f'{layers[0]}-{layers[-1]}' if len(layers) > 1 else \
+        ''.join(map(str, layers))
+    parts = [f'layers.{span}.*'] if layers else []
+    return parts + [k for k in keys if not k.startswith('layers.')]
+
+
+def _matching_configs(state):
+    """The evaluation configs the checkpoint's own pretraining config names
+    (its ``eval_configs``; mmengine stores the config in the checkpoint)."""
+    try:
+        from mmengine.config import Config
+        cfg = Config.fromstring(state['meta']['cfg'], '.py')
+        return list(dict(cfg.get('eval_configs') or {}).values())
+    except Exception:  # no meta, or not an mmengine config: no suggestion
+        return []
+
+
+def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
+                                unused_keys=()):
     """Checks ``checkpoint`` against ``module``'s parameters.
 
     Keys under the module's ``NEW_MODULE_PREFIXES`` (parts that exist only
     downstream, like a feature pyramid) are not expected in the checkpoint.
+    Encoder keys the module lacks are refused (mmengine would drop them
+    silently: a deeper encoder would lose its last layers) unless listed in
+    ``unused_keys``.
 
     Args:
         module (torch.nn.Module): the backbone to initialise.
         checkpoint (str): checkpoint path (a local file).
         prefix (str): key prefix of the backbone inside the checkpoint.
+        unused_keys (tuple[str]): encoder keys of the checkpoint that the
+            module knowingly leaves unused (the two-stream ``query_token``).
 
     Raises:
         PretrainedCheckpointError: empty or missing path, unreadable file,
-            no key with ``prefix``, missing keys, or shapes that differ.
+            no key with ``prefix``, missing or unexpected keys, or shapes
+            that differ.
     """
     hint = ('pass the pretraining checkpoint with --cfg-options '
             'model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/'
@@ -76,8 +104,9 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
     if not osp.isfile(checkpoint):
         raise PretrainedCheckpointError(
             f'init_cfg.checkpoint {checkpoint!r} does not exist: {hint}')
-    state = _load(checkpoint)
-    state = state.get('state_dict', state) if isinstance(state, dict) else {}
+    loaded = _load(checkpoint)
+    state = loaded.get('state_dict', loaded) if isinstance(loaded, dict) \
+        else {}
     backbone = encoder_state(state, prefix, PretrainedCheckpointError,
                              f'init_cfg.checkpoint {checkpoint!r}')
     new = tuple(getattr(module, 'NEW_MODULE_PREFIXES', ()))
@@ -88,6 +117,18 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.'):
         raise PretrainedCheckpointError(
             f'init_cfg.checkpoint {checkpoint!r} lacks {len(missing)} backbone '
             f'keys, e.g. {missing[:5]}: a checkpoint of another architecture?')
+    unexpected = sorted(set(backbone) - set(module.state_dict()) -
+                        set(unused_keys))
+    if unexpected:
+        matching = _matching_configs(loaded)
+        suggestion = (f'evaluate it with {" or ".join(matching)}'
+                      if matching else 'use a config whose backbone has the '
+                      "checkpoint's depth and type")
+        raise PretrainedCheckpointError(
+            f'init_cfg.checkpoint {checkpoint!r} has {len(unexpected)} '
+            f'encoder keys the backbone lacks, {summarise_keys(unexpected)}'
+            ' (a deeper encoder, or a two-stream one): they would be '
+            f'dropped silently; {suggestion}')
     wrong = [f'{k}: checkpoint {tuple(backbone[k].shape)} vs model '
              f'{tuple(v.shape)}' for k, v in expected.items()
              if k not in RESIZABLE and backbone[k].shape != v.shape]

@@ -24,13 +24,9 @@ they attend to the first segment instead; they are never predicted
 """
 import torch
 
-__all__ = ['SegmentBatch', 'gather_tokens', 'ATTENTION_KERNELS']
+from .attention import ATTENTION_KERNELS
 
-# 'sdpa': boolean masks for F.scaled_dot_product_attention; 'explicit':
-# additive float32 masks for the explicit softmax; 'flex': BlockMasks for
-# torch.nn.attention.flex_attention, which skips fully masked blocks (see
-# attention.py).
-ATTENTION_KERNELS = ('sdpa', 'explicit', 'flex')
+__all__ = ['SegmentBatch', 'gather_tokens']
 
 
 # The three rules, on the serialization steps of a query and a key (any

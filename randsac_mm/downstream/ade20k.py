@@ -5,7 +5,7 @@ import os.path as osp
 from mmseg.datasets import ADE20KDataset
 from mmseg.registry import DATASETS
 
-from .layout_errors import DataLayoutError, require_files
+from ..datasets.layout_errors import DataLayoutError, require_files
 
 __all__ = ['CheckedADE20KDataset']
 

@@ -4,7 +4,7 @@ import json
 from mmdet.datasets import CocoDataset
 from mmdet.registry import DATASETS
 
-from .layout_errors import DataLayoutError, require_files
+from ..datasets.layout_errors import DataLayoutError, require_files
 
 __all__ = ['CheckedCocoDataset']
 

@@ -6,7 +6,7 @@ from mmpretrain.registry import MODELS as MMPRETRAIN_MODELS
 from mmseg.registry import MODELS as MMSEG_MODELS
 from torch import nn
 
-from .randsac_vit import RandSACViT
+from ..models.backbones import RandSACViT
 
 __all__ = ['RandSACViTPyramid']
 
@@ -62,12 +62,26 @@ class RandSACViTPyramid(RandSACViT):
         if len(out_indices) != len(scales):
             raise ValueError(f'out_indices {out_indices} and scales {scales} '
                              'must have the same length')
-        super().__init__(out_indices=out_indices, out_type='featmap',
+        depth = self._depth(kwargs.get('arch', 'base'))
+        if depth and any(not 0 <= i < depth for i in out_indices):
+            raise ValueError(
+                f'RandSACViTPyramid: out_indices {tuple(out_indices)} must '
+                f'be blocks of the encoder, whose arch has {depth} layers '
+                f'(0 to {depth - 1})')
+        super().__init__(out_indices=list(out_indices), out_type='featmap',
                          **kwargs)
         for i, scale in enumerate(scales, start=1):
             self.add_module(f'fpn{i}', _rescale(self.embed_dims, scale,
                                                 norm_cfg))
         self.num_scales = len(scales)
+
+    @classmethod
+    def _depth(cls, arch):
+        """Number of layers of a VisionTransformer ``arch`` (name or
+        dict); unknown names are left to VisionTransformer to refuse."""
+        if isinstance(arch, str):
+            return cls.arch_zoo.get(arch.lower(), {}).get('num_layers')
+        return arch.get('num_layers')
 
     def forward(self, x):
         """[B, 3, H, W] -> tuple of [B, C, H / s, W / s], s = 4, 8, 16, 32."""

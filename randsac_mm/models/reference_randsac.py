@@ -1,13 +1,16 @@
-"""A straightforward RandSAC, the baseline of ``pretrain_throughput.py``.
+"""A straightforward RandSAC, the baseline that the throughput benchmark
+(``tools/benchmarks/pretrain_throughput.py``) and the equivalence tests
+compare ``RandSAC`` against.
 
 Written the way the paper's listing approaches the model: torch's own
 ``nn.TransformerEncoderLayer`` / ``nn.TransformerDecoderLayer`` (pre-norm,
 sequence-first ``[L, B, C]``), boolean masks, a linear patch embedding and
 a linear skip mixer over the stacked, normed encoder layers. It takes the
 same ``token_rank`` layouts and computes the same loss as
-``randsac_mm.models.RandSAC`` (``load_from_randsac`` copies the weights), so
-the benchmark compares equal work done two ways. It is not part of the
-package and has none of its fast paths:
+``randsac_mm.models.RandSAC`` (``reference_from_randsac`` copies the weights), so
+the benchmark compares equal work done two ways. Nothing registers or
+imports it (``import randsac_mm.models.reference_randsac``), and it has
+none of the package's fast paths:
 
 - masks are built per call and expanded per head when layouts differ
   across the batch (nn.MultiheadAttention takes ``[B * heads, L, S]``);

@@ -3,7 +3,7 @@ import math
 
 from mmpretrain.models.utils import resize_pos_embed
 
-from .pretrained import encoder_state
+from ..models.utils.pretrained import encoder_state, summarise_keys
 
 __all__ = ['ConversionError', 'convert_for_downstream']
 
@@ -20,7 +20,8 @@ class ConversionError(ValueError):
     """The checkpoint is not a RandSAC pretraining checkpoint."""
 
 
-def convert_for_downstream(state_dict, img_size, prefix='backbone.'):
+def convert_for_downstream(state_dict, img_size, prefix='backbone.',
+                           num_layers=12):
     """Keeps the encoder, with its position embeddings at ``img_size``.
 
     Args:
@@ -28,6 +29,10 @@ def convert_for_downstream(state_dict, img_size, prefix='backbone.'):
         img_size (int): downstream input side (512 for ADE20K, 1024 COCO).
         prefix (str): encoder prefix, kept in the output keys so configs
             load with ``init_cfg=dict(type='Pretrained', prefix=prefix)``.
+        num_layers (int): depth of the downstream encoder (the segmentation
+            and detection configs' ViT-B: 12). A checkpoint with other
+            layers, or a two-stream one (its ``query_token``), is refused:
+            nothing downstream would load those keys.
 
     Returns:
         tuple: (new state dict, list of (key, 'kept'|'resized'|reason)).
@@ -49,6 +54,19 @@ def convert_for_downstream(state_dict, img_size, prefix='backbone.'):
             'layers.0.attn.qkv.weight has shape '
             f"{tuple(encoder['layers.0.attn.qkv.weight'].shape)}, expected "
             f'{(3 * dims, dims)}')
+    depth = 1 + max(int(k.split('.')[1]) for k in encoder
+                    if k.startswith('layers.'))
+    extra = sorted(k for k in encoder if k == 'query_token' or (
+        k.startswith('layers.') and int(k.split('.')[1]) >= num_layers))
+    if extra or depth < num_layers:
+        raise ConversionError(
+            f'the checkpoint has a {depth}-layer encoder'
+            + (f' and {summarise_keys(extra)} that a {num_layers}-layer '
+               'downstream encoder would not load (a deeper or two-stream '
+               'pretraining config)' if extra else '')
+            + f'; the downstream configs build {num_layers} layers: convert '
+            'a checkpoint of their encoder, or give --num-layers and a '
+            'config whose backbone matches')
     if img_size % patch:
         raise ConversionError(f'img_size {img_size} is not a multiple of the '
                               f'patch size {patch}')
@@ -72,10 +90,6 @@ def convert_for_downstream(state_dict, img_size, prefix='backbone.'):
             report.append((prefix + key, f'resized {tuple(pos.shape)} -> '
                            f'{tuple(value.shape)} (bicubic, {grid[0]}x'
                            f'{grid[1]} tokens at {img_size} px)'))
-        elif key == 'query_token':
-            report.append((prefix + key, 'dropped: two-stream query token '
-                           '(pretraining only)'))
-            continue
         else:
             report.append((prefix + key, 'kept'))
         out[prefix + key] = value

@@ -1,0 +1,8 @@
+# End-to-end fine-tuning of a two-stream RandSAC ViT-S/16 on ImageNet100,
+# paper Table "Performance of Architectures" (two-stream row): the content
+# stream through all 16 layers (12 + the 4 that replace the decoder); the
+# query_token is left unused. Give the pretraining checkpoint with
+#   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
+_base_ = ['./vit-small-p16_8xb128-coslr-100e_in100.py']
+model = dict(backbone=dict(arch=dict(num_layers=16),
+                           unused_checkpoint_keys=('query_token', )))

@@ -1,0 +1,9 @@
+# Linear probe of a two-stream RandSAC ViT-T/4 on CIFAR10, paper Table
+# "Performance of Architectures" (two-stream row). The evaluated encoder is
+# the content stream through all 15 layers of the pretrained encoder (12 +
+# the 3 that replace the decoder); the query stream's query_token is the
+# one checkpoint key left unused. Give the pretraining checkpoint with
+#   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
+_base_ = ['./vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py']
+model = dict(backbone=dict(arch=dict(num_layers=15),
+                           unused_checkpoint_keys=('query_token', )))
