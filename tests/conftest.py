@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+import randsac_mm.mmpretrain  # noqa: F401  (registers, as configs do)
+
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 DEMO_CLASSIFIER = osp.join(REPO_ROOT, 'configs', 'demo',
                            'vit-mini-p4_1xb64-10e_digits.py')

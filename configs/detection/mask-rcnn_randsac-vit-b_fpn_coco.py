@@ -1,191 +1,32 @@
 # Mask R-CNN on COCO from the ImageNet-1K RandSAC ViT-B (paper Appendix
-# "Object Detection on COCO"): the 12 blocks in 4 groups, the output of each
-# group ((3, 5, 7, 11)) upsampled or downsampled to strides 4, 8, 16, 32,
-# then FPN and Mask R-CNN; layer-wise lr decay. Targets (paper Table "Object
-# Detection on COCO"): AP box 50.9, AP mask 45.0. The paper gives no
-# schedule; this config uses 1024 px large-scale jitter, AdamW lr 1e-4,
-# layer decay 0.65, batch 16 = 8 GPUs x 2, 36 epochs (our choice).
+# "Object Detection on COCO"; targets, paper Table "Object Detection on
+# COCO": AP box 50.9, AP mask 45.0). The paper gives no recipe; its
+# baselines (e.g. MAE 50.3 / 44.9) come from Li et al. 2021, "Benchmarking
+# Detection Transfer Learning with Vision Transformers" (arXiv 2111.11429),
+# whose recipe this is:
+# - 100 epochs (the schedule of its reported numbers), batch 64, AdamW lr
+#   8e-5, betas (0.9, 0.999), weight decay 0.1, no layer-wise lr decay,
+#   drop path 0.1, linear warmup 0.25 epochs, half-period cosine decay,
+#   mixed precision (Sections 2.3, 4.2; _base_/schedules/
+#   mask-rcnn_adamw_100e.py);
+# - 1024 px large-scale jitter (0.1, 2.0); the ViT tapped after blocks 3, 6,
+#   9 and 12, which attend globally, the other blocks within 14x14 token
+#   windows; pyramid by transposed convolutions (GroupNorm) and max pooling;
+#   FPN, 2-conv RPN, 4-conv-1-fc box head and mask head with SyncBN
+#   (Sections 2.1, 2.2; _base_/mask-rcnn_randsac-vit-b_fpn_lsj-1024_coco.py).
+# What differs: the benchmark adds relative position biases (zero-init,
+# one table for the windowed and one for the global blocks) to the
+# absolute position embeddings; our ViT has absolute ones only. Our
+# windows are a mask on full attention (the same result, no saving), and
+# at the grid's right and bottom edges they are cut (64 = 4 x 14 + 8): the
+# benchmark does not say how it tiles. We keep our weight-decay exemptions
+# (norms, biases, position embeddings), which the paper does not state.
 #   tools/dist_train.sh configs/detection/mask-rcnn_randsac-vit-b_fpn_coco.py 8 \
 #       --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/randsac_vit-b_in1k/epoch_1600.pth
-_base_ = ['../_base_/schedules/mask-rcnn_adamw_36e.py']
-default_scope = 'mmdet'
-custom_imports = dict(imports=['randsac_mm.downstream'],
-                      allow_failed_imports=False)
-
-image_size = (1024, 1024)
-norm_cfg = dict(type='SyncBN', requires_grad=True)
-model = dict(
-    type='MaskRCNN',
-    data_preprocessor=dict(
-        type='DetDataPreprocessor',
-        mean=[123.675, 116.28, 103.53],
-        std=[58.395, 57.12, 57.375],
-        bgr_to_rgb=True,
-        pad_mask=True,
-        pad_size_divisor=32),
-    backbone=dict(
-        type='RandSACViTPyramid',
-        arch='base',
-        img_size=1024,
-        patch_size=16,
-        drop_path_rate=0.1,
-        out_indices=(3, 5, 7, 11),
-        scales=(4, 2, 1, 0.5),
-        norm_cfg=norm_cfg,
-        pos_embed_type='learned',
-        init_cfg=dict(type='Pretrained', checkpoint='', prefix='backbone.')),
-    neck=dict(type='FPN', in_channels=[768, 768, 768, 768], out_channels=256,
-              num_outs=5, norm_cfg=norm_cfg),
-    rpn_head=dict(
-        type='RPNHead',
-        in_channels=256,
-        feat_channels=256,
-        anchor_generator=dict(type='AnchorGenerator', scales=[8],
-                              ratios=[0.5, 1.0, 2.0],
-                              strides=[4, 8, 16, 32, 64]),
-        bbox_coder=dict(type='DeltaXYWHBBoxCoder',
-                        target_means=[0.0, 0.0, 0.0, 0.0],
-                        target_stds=[1.0, 1.0, 1.0, 1.0]),
-        loss_cls=dict(type='CrossEntropyLoss', use_sigmoid=True,
-                      loss_weight=1.0),
-        loss_bbox=dict(type='L1Loss', loss_weight=1.0)),
-    roi_head=dict(
-        type='StandardRoIHead',
-        bbox_roi_extractor=dict(
-            type='SingleRoIExtractor',
-            roi_layer=dict(type='RoIAlign', output_size=7, sampling_ratio=0),
-            out_channels=256,
-            featmap_strides=[4, 8, 16, 32]),
-        bbox_head=dict(
-            type='Shared2FCBBoxHead',
-            in_channels=256,
-            fc_out_channels=1024,
-            roi_feat_size=7,
-            num_classes=80,
-            bbox_coder=dict(type='DeltaXYWHBBoxCoder',
-                            target_means=[0.0, 0.0, 0.0, 0.0],
-                            target_stds=[0.1, 0.1, 0.2, 0.2]),
-            reg_class_agnostic=False,
-            loss_cls=dict(type='CrossEntropyLoss', use_sigmoid=False,
-                          loss_weight=1.0),
-            loss_bbox=dict(type='L1Loss', loss_weight=1.0)),
-        mask_roi_extractor=dict(
-            type='SingleRoIExtractor',
-            roi_layer=dict(type='RoIAlign', output_size=14, sampling_ratio=0),
-            out_channels=256,
-            featmap_strides=[4, 8, 16, 32]),
-        mask_head=dict(
-            type='FCNMaskHead',
-            num_convs=4,
-            in_channels=256,
-            conv_out_channels=256,
-            num_classes=80,
-            loss_mask=dict(type='CrossEntropyLoss', use_mask=True,
-                           loss_weight=1.0))),
-    train_cfg=dict(
-        rpn=dict(
-            assigner=dict(type='MaxIoUAssigner', pos_iou_thr=0.7,
-                          neg_iou_thr=0.3, min_pos_iou=0.3,
-                          match_low_quality=True, ignore_iof_thr=-1),
-            sampler=dict(type='RandomSampler', num=256, pos_fraction=0.5,
-                         neg_pos_ub=-1, add_gt_as_proposals=False),
-            allowed_border=-1,
-            pos_weight=-1,
-            debug=False),
-        rpn_proposal=dict(nms_pre=2000, max_per_img=1000,
-                          nms=dict(type='nms', iou_threshold=0.7),
-                          min_bbox_size=0),
-        rcnn=dict(
-            assigner=dict(type='MaxIoUAssigner', pos_iou_thr=0.5,
-                          neg_iou_thr=0.5, min_pos_iou=0.5,
-                          match_low_quality=True, ignore_iof_thr=-1),
-            sampler=dict(type='RandomSampler', num=512, pos_fraction=0.25,
-                         neg_pos_ub=-1, add_gt_as_proposals=True),
-            mask_size=28,
-            pos_weight=-1,
-            debug=False)),
-    test_cfg=dict(
-        rpn=dict(nms_pre=1000, max_per_img=1000,
-                 nms=dict(type='nms', iou_threshold=0.7), min_bbox_size=0),
-        rcnn=dict(score_thr=0.05, nms=dict(type='nms', iou_threshold=0.5),
-                  max_per_img=100, mask_thr_binary=0.5)))
-
-# COCO: data/coco/{train2017,val2017}/*.jpg and
-# data/coco/annotations/instances_{train,val}2017.json.
-dataset_type = 'CheckedCocoDataset'  # CocoDataset + layout check
-data_root = 'data/coco/'
-train_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
-    dict(type='RandomFlip', prob=0.5),
-    dict(type='RandomResize', scale=image_size, ratio_range=(0.1, 2.0),
-         keep_ratio=True),
-    dict(type='RandomCrop', crop_type='absolute_range', crop_size=image_size,
-         recompute_bbox=True, allow_negative_crop=True),
-    dict(type='FilterAnnotations', min_gt_bbox_wh=(1e-2, 1e-2)),
-    dict(type='Pad', size=image_size, pad_val=dict(img=(114, 114, 114))),
-    dict(type='PackDetInputs'),
+# (batch 64 = 8 GPUs x 8; with fewer images per GPU, more GPUs or
+# --auto-scale-lr.) A shorter schedule: mask-rcnn_randsac-vit-b_fpn-36e_coco.py.
+_base_ = [
+    './_base_/mask-rcnn_randsac-vit-b_fpn_lsj-1024_coco.py',
+    '../_base_/schedules/mask-rcnn_adamw_100e.py',
 ]
-test_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='Resize', scale=image_size, keep_ratio=True),
-    dict(type='Pad', size=image_size, pad_val=dict(img=(114, 114, 114))),
-    dict(type='LoadAnnotations', with_bbox=True, with_mask=True),
-    dict(type='PackDetInputs',
-         meta_keys=('img_id', 'img_path', 'ori_shape', 'img_shape',
-                    'scale_factor')),
-]
-train_dataloader = dict(
-    batch_size=2,
-    num_workers=4,
-    persistent_workers=True,
-    sampler=dict(type='DefaultSampler', shuffle=True),
-    batch_sampler=dict(type='AspectRatioBatchSampler'),
-    dataset=dict(
-        type=dataset_type,
-        data_root=data_root,
-        ann_file='annotations/instances_train2017.json',
-        data_prefix=dict(img='train2017/'),
-        filter_cfg=dict(filter_empty_gt=True, min_size=32),
-        pipeline=train_pipeline))
-val_dataloader = dict(
-    batch_size=1,
-    num_workers=2,
-    persistent_workers=True,
-    drop_last=False,
-    sampler=dict(type='DefaultSampler', shuffle=False),
-    dataset=dict(
-        type=dataset_type,
-        data_root=data_root,
-        ann_file='annotations/instances_val2017.json',
-        data_prefix=dict(img='val2017/'),
-        test_mode=True,
-        pipeline=test_pipeline))
-test_dataloader = val_dataloader
-val_evaluator = dict(
-    type='CocoMetric',
-    ann_file=data_root + 'annotations/instances_val2017.json',
-    metric=['bbox', 'segm'],
-    format_only=False)
-test_evaluator = val_evaluator
-
-default_hooks = dict(
-    timer=dict(type='IterTimerHook'),
-    logger=dict(type='LoggerHook', interval=50),
-    param_scheduler=dict(type='ParamSchedulerHook'),
-    checkpoint=dict(type='CheckpointHook', interval=3, max_keep_ckpts=3,
-                    backend_args=dict(backend='atomic_local')),
-    sampler_seed=dict(type='DistSamplerSeedHook'),
-    visualization=dict(type='DetVisualizationHook'))
-custom_hooks = [dict(type='NonFiniteLossHook')]
-env_cfg = dict(cudnn_benchmark=False,
-               mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
-               dist_cfg=dict(backend='nccl'))
-vis_backends = [dict(type='LocalVisBackend')]
-visualizer = dict(type='DetLocalVisualizer', vis_backends=vis_backends,
-                  name='visualizer')
-log_processor = dict(type='LogProcessor', window_size=50, by_epoch=True)
-log_level = 'INFO'
-load_from = None
-resume = False
-randomness = dict(seed=0)
+train_dataloader = dict(batch_size=8)

@@ -1,9 +1,9 @@
 # Paper Table "Patch-random tokenization as a function of P", 1x1: LIN 59.79,
 # FT 79.7. 32x32 tokens.
-# CIFAR10, ViT-T/4 (12 x 192, 3 heads), 3-layer masked-transformer decoder,
+# CIFAR10, ViT-T/1 (12 x 192, 3 heads), 3-layer masked-transformer decoder,
 # raw pixel targets, 800 epochs, batch 512 = 8 x 64 (Appendix "CIFAR10
 # Experiments"). Evaluate with configs/benchmarks/{linear,finetune}/
-# vit-tiny-p4_*_cifar10.py.
+# vit-tiny-p1_*_cifar10.py (its eval_configs).
 _base_ = ['./_base_/randsac_vit-tiny-p4_cifar10_800e.py']
 model = dict(backbone=dict(patch_size=1))
 train_dataloader = dict(dataset=dict(pipeline=[

@@ -1,17 +1,11 @@
 # Paper Table "Tokenization", pixel-raster: LIN 41.70, FT 59.35.
-# 1x1-pixel tokens (32x32 = 1024 tokens) predicted in raster order.
-# CIFAR10, ViT-T/4 (12 x 192, 3 heads), 3-layer masked-transformer decoder,
+# 1x1-pixel tokens (32x32 = 1024 tokens) predicted in raster order: the
+# patch-size-1 row in raster instead of random order.
+# CIFAR10, ViT-T/1 (12 x 192, 3 heads), 3-layer masked-transformer decoder,
 # raw pixel targets, 800 epochs, batch 512 = 8 x 64 (Appendix "CIFAR10
-# Experiments"). Evaluate with configs/benchmarks/{linear,finetune}/
-# vit-tiny-p4_*_cifar10.py.
-_base_ = ['./_base_/randsac_vit-tiny-p4_cifar10_800e.py']
-model = dict(backbone=dict(patch_size=1))
+# Experiments"); evaluated with the ViT-T/1 configs its base names.
+_base_ = ['./randsac_vit-tiny-p1_patch-random_8xb64-800e_cifar10.py']
 train_dataloader = dict(dataset=dict(pipeline=[
-    dict(step, patch_size=model['backbone']['patch_size'], segment='patch',
-         serialization='raster')
+    dict(step, serialization='raster')
     if step['type'] == 'RandSACSegmentGenerator' else step
-    for step in _base_.train_pipeline]))
-# Its encoder's evaluation configs:
-eval_configs = dict(
-    linear='configs/benchmarks/linear/vit-tiny-p1_8xb2048-linear-coslr-90e_cifar10.py',
-    finetune='configs/benchmarks/finetune/vit-tiny-p1_8xb128-coslr-100e_cifar10.py')
+    for step in _base_.train_dataloader.dataset.pipeline]))

@@ -1,8 +1,17 @@
 # UperNet on ADE20K from the ImageNet-1K RandSAC ViT-B (paper Appendix
-# "Semantic segmentation on ADE20K", the BEiT setting): AdamW, batch 16 =
-# 8 GPUs x 2, layer-wise lr decay 0.65, 512x512 crops, 160k iterations,
-# single-scale test. The encoder is tapped at blocks (3, 5, 7, 11) and
-# rescaled to strides 4, 8, 16, 32. Target (paper Table "Semantic
+# "Semantic segmentation on ADE20K": BEiT's setting). BEiT's recipe for
+# self-supervised checkpoints, microsoft/unilm beit/semantic_segmentation/
+# configs/beit/upernet/upernet_beit_base_12_512_slide_160k_ade20k_pt.py with
+# its _base_ files: the schedule (lr 7e-4, fp16) in _base_/schedules/
+# upernet_adamw_160k.py; 512x512 crops of images resized to (2048, 512) x
+# [0.5, 2.0], cat_max_ratio 0.75, flip, photometric distortion; encoder
+# tapped at blocks (3, 5, 7, 11), rescaled to strides 4, 8, 16, 32 (the
+# stride-4 branch with SyncBN); drop path 0.1; UPerHead 768 channels, FCN
+# auxiliary head (256 channels, loss weight 0.4); SyncBN; slide test, crop
+# 512, stride 341. Where our ViT differs from BEiT's: BEiT fine-tunes with a
+# relative position bias per block and layer scale (init 0.1); ours keeps the
+# pretraining's absolute position embedding (interpolated to 32x32 tokens,
+# then learned) and has no layer scale. Target (paper Table "Semantic
 # Segmentation on ADE20K"): mIoU 48.5 from square 16 -> 4 (48.3 from K=9).
 #   tools/dist_train.sh configs/segmentation/upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py 8 \
 #       --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/randsac_vit-b_in1k/epoch_1600.pth

@@ -2,11 +2,13 @@
 import torch
 from mmcv.cnn import build_norm_layer
 from mmdet.registry import MODELS as MMDET_MODELS
+from mmpretrain.models.utils import resize_pos_embed
 from mmpretrain.registry import MODELS as MMPRETRAIN_MODELS
 from mmseg.registry import MODELS as MMSEG_MODELS
 from torch import nn
 
 from ..models.backbones import RandSACViT
+from ..models.utils import masked_encoder_layer
 
 __all__ = ['RandSACViTPyramid']
 
@@ -28,6 +30,24 @@ def _rescale(embed_dims, scale, norm_cfg):
                      f'{scale}')
 
 
+def window_mask(grid, size, device=None):
+    """Attention within non-overlapping ``size`` x ``size`` token windows
+    (those at the right and bottom edges smaller when ``size`` does not
+    divide the grid).
+
+    Args:
+        grid (tuple[int, int]): token grid (h, w), raster order.
+
+    Returns:
+        torch.Tensor: bool [1, 1, h * w, h * w], True within a window.
+    """
+    rows = torch.arange(grid[0], device=device) // size
+    cols = torch.arange(grid[1], device=device) // size
+    per_row = -(-grid[1] // size)
+    window = (rows[:, None] * per_row + cols[None, :]).flatten()
+    return (window[:, None] == window[None, :])[None, None]
+
+
 @MMSEG_MODELS.register_module()
 @MMDET_MODELS.register_module()
 @MMPRETRAIN_MODELS.register_module()
@@ -47,7 +67,14 @@ class RandSACViTPyramid(RandSACViT):
             default (3, 5, 7, 11).
         scales (tuple[float]): rescaling of each, default (4, 2, 1, 0.5).
         norm_cfg (dict): norm inside the x4 upsampling (BN for UperNet,
-            as BEiT; SyncBN on multi-GPU runs).
+            as BEiT; SyncBN on multi-GPU runs; GroupNorm in the detection
+            benchmark of Li et al. 2021).
+        window_size (int | None): None: every block attends globally (the
+            pretrained encoder as it is). An int r: the blocks that do not
+            feed the pyramid attend within r x r token windows, the ones in
+            ``out_indices`` globally (Li et al. 2021's ViT detector: r = 14,
+            the pretraining grid). Computed as a masked full attention: the
+            same result, no saving of compute or memory.
         **kwargs: RandSACViT / VisionTransformer arguments.
     """
 
@@ -58,6 +85,7 @@ class RandSACViTPyramid(RandSACViT):
                  out_indices=(3, 5, 7, 11),
                  scales=(4, 2, 1, 0.5),
                  norm_cfg=dict(type='BN'),
+                 window_size=None,
                  **kwargs):
         if len(out_indices) != len(scales):
             raise ValueError(f'out_indices {out_indices} and scales {scales} '
@@ -74,6 +102,7 @@ class RandSACViTPyramid(RandSACViT):
             self.add_module(f'fpn{i}', _rescale(self.embed_dims, scale,
                                                 norm_cfg))
         self.num_scales = len(scales)
+        self.window_size = window_size
 
     @classmethod
     def _depth(cls, arch):
@@ -85,9 +114,29 @@ class RandSACViTPyramid(RandSACViT):
 
     def forward(self, x):
         """[B, 3, H, W] -> tuple of [B, C, H / s, W / s], s = 4, 8, 16, 32."""
-        features = super().forward(x)
+        features = super().forward(x) if self.window_size is None \
+            else self._windowed_features(x)
         return tuple(getattr(self, f'fpn{i + 1}')(f)
                      for i, f in enumerate(features))
+
+    def _windowed_features(self, x):
+        """VisionTransformer.forward (no class token), with the blocks
+        outside ``out_indices`` attending within windows."""
+        x, grid = self.patch_embed(x)
+        x = x + resize_pos_embed(self.pos_embed, self.patch_resolution, grid,
+                                 mode=self.interpolate_mode,
+                                 num_extra_tokens=0)
+        x = self.pre_norm(self.drop_after_pos(x))
+        windows = window_mask(grid, self.window_size, x.device)
+        outs = []
+        for i, layer in enumerate(self.layers):
+            x = layer(x) if i in self.out_indices else \
+                masked_encoder_layer(layer, x, windows)
+            if i == len(self.layers) - 1:
+                x = self.ln1(x)
+            if i in self.out_indices:
+                outs.append(self._format_output(x, grid))
+        return outs
 
     def init_weights(self):
         super().init_weights()

@@ -36,3 +36,45 @@ def test_checkpoint_loads_into_vision_transformer(tmp_path, variant):
     expected = model.extract_feat(images)[0]
     featmap = vit(images)[-1]
     assert torch.allclose(featmap.flatten(2).mean(2), expected, atol=1e-6)
+
+
+def test_windowed_blocks_see_only_their_window():
+    """With window_size, a block outside out_indices is the same layer run
+    on each window alone; the blocks in out_indices attend globally."""
+    from randsac_mm.downstream import RandSACViTPyramid
+    from randsac_mm.downstream.randsac_vit_pyramid import window_mask
+    torch.manual_seed(0)
+    kwargs = dict(arch=dict(embed_dims=32, num_layers=5, num_heads=2,
+                            feedforward_channels=64),
+                  img_size=48, patch_size=8, out_indices=(1, 2, 3, 4),
+                  norm_cfg=dict(type='GN', num_groups=4))
+    windowed = RandSACViTPyramid(window_size=4, **kwargs)
+    windowed.eval()  # (mmpretrain's backbones' train() returns None)
+    images = torch.randn(1, 3, 48, 48)  # 6x6 tokens: windows 4, 2 wide
+    with torch.no_grad():
+        out = windowed(images)
+        x, grid = windowed.patch_embed(images)
+        x = (x + windowed.pos_embed).reshape(1, 6, 6, -1)
+        block = torch.zeros_like(x)
+        for rows in (slice(0, 4), slice(4, 6)):
+            for cols in (slice(0, 4), slice(4, 6)):
+                part = x[:, rows, cols]
+                h, w = part.shape[1:3]
+                block[:, rows, cols] = windowed.layers[0](
+                    part.reshape(1, h * w, -1)).reshape(1, h, w, -1)
+        x = block.reshape(1, 36, -1)
+        expected = []
+        for i in range(1, 5):
+            x = windowed.layers[i](x)
+            y = windowed.ln1(x) if i == 4 else x
+            expected.append(y.reshape(1, 6, 6, -1).permute(0, 3, 1, 2))
+        expected = [getattr(windowed, f'fpn{i + 1}')(e)
+                    for i, e in enumerate(expected)]
+    for got, want in zip(out, expected):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert window_mask((6, 6), 4).sum() == 16 * 16 + 2 * 8 * 8 + 4 * 4
+    glob = RandSACViTPyramid(**kwargs)
+    glob.load_state_dict(windowed.state_dict())
+    glob.eval()
+    with torch.no_grad():
+        assert not torch.allclose(glob(images)[0], out[0], atol=1e-4)

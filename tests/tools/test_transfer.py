@@ -69,6 +69,10 @@ val_dataloader = dict(num_workers=0, persistent_workers=False,
         dict(type='PackSegInputs')]))
 test_dataloader = val_dataloader
 train_cfg = dict(max_iters=2, val_interval=2)
+# The recipe's fp16 AmpOptimWrapper needs CUDA: the same, in fp32.
+optim_wrapper = {{**{{k: v for k, v in _base_.optim_wrapper.items()
+                    if k != 'loss_scale'}}, 'type': 'OptimWrapper',
+                 '_delete_': True}}
 default_hooks = dict(logger=dict(interval=1),
                      checkpoint=dict(interval=2),
                      visualization=dict(draw=False))
@@ -84,15 +88,16 @@ _base_ = ['{DET}']
 norm_cfg = dict(type='BN', requires_grad=True)
 model = dict(
     backbone=dict(arch=dict(_delete_=True, **{ARCH}), img_size=128, out_indices=(0, 1, 2, 3),
-                  norm_cfg=norm_cfg, init_cfg=dict(checkpoint='{checkpoint}')),
+                  init_cfg=dict(checkpoint='{checkpoint}')),
     neck=dict(in_channels=[64, 64, 64, 64], out_channels=32,
               norm_cfg=norm_cfg),
     rpn_head=dict(in_channels=32, feat_channels=32),
     roi_head=dict(bbox_roi_extractor=dict(out_channels=32),
-                  bbox_head=dict(in_channels=32, fc_out_channels=64),
+                  bbox_head=dict(in_channels=32, conv_out_channels=32,
+                                 fc_out_channels=64, norm_cfg=norm_cfg),
                   mask_roi_extractor=dict(out_channels=32),
                   mask_head=dict(in_channels=32, conv_out_channels=32,
-                                 num_convs=1)),
+                                 num_convs=1, norm_cfg=norm_cfg)),
     # After one tiny iteration no box scores 0.05: keep every box so that
     # the COCO metrics are computed.
     test_cfg=dict(rcnn=dict(score_thr=0.0)))
@@ -111,6 +116,10 @@ test_dataloader = val_dataloader
 val_evaluator = dict(ann_file='{data_root}/annotations/instances_val2017.json')
 test_evaluator = val_evaluator
 train_cfg = dict(max_epochs=1, val_interval=1)
+# The recipe's fp16 AmpOptimWrapper needs CUDA: the same, in fp32.
+optim_wrapper = {{**{{k: v for k, v in _base_.optim_wrapper.items()
+                    if k != 'loss_scale'}}, 'type': 'OptimWrapper',
+                 '_delete_': True}}
 default_hooks = dict(logger=dict(interval=1), checkpoint=dict(interval=1),
                      visualization=dict(draw=False))
 env_cfg = dict(dist_cfg=dict(backend='gloo'))

@@ -1,9 +1,19 @@
-# UperNet on ADE20K (mmseg scope), paper Appendix "Semantic segmentation on
-# ADE20K" (the BEiT setting), batch 16 = 8 GPUs x 2: AdamW with layer-wise
-# lr decay 0.65 over the 12 blocks (our constructor: mmseg's recognises only
-# BEiT/MAE/ConvNeXt by class name), 1500 warmup iterations, then linear
-# decay to 160k (as mmseg's MAE/BEiT UperNet); validation every 16k.
+# UperNet on ADE20K (mmseg scope), BEiT's recipe for self-supervised ViT-B
+# checkpoints, which the paper follows (Appendix "Semantic segmentation on
+# ADE20K"): microsoft/unilm beit/semantic_segmentation/configs/beit/upernet/
+# upernet_beit_base_12_512_slide_160k_ade20k_pt.py (marked there as the one
+# for self-supervised models) and its _base_ schedule_160k.py. From it: AdamW
+# lr 7e-4, betas (0.9, 0.999), weight decay 0.05, layer decay 0.65 over 12
+# blocks (block i at 0.65^(12 - i), patch and position embeddings at
+# 0.65^13, the heads at 1; our constructor gives the same), 1500 linear
+# warmup iterations from 1e-6, then poly (power 1) to 0 at 160k, batch 16 =
+# 8 GPUs x 2, fp16 mixed precision (BEiT: apex O1; here mmengine's
+# AmpOptimWrapper with dynamic loss scaling; CUDA only), validation every
+# 16k. BEiT exempts every 1-D parameter and bias from weight decay; we
+# exempt norms, biases and the position embedding (BEiT has none).
 _base_ = ['./downstream_adamw_layer-decay.py']
+optim_wrapper = dict(type='AmpOptimWrapper', loss_scale='dynamic',
+                     optimizer=dict(lr=7e-4))
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0,
          end=1500),
