@@ -19,6 +19,12 @@ pytestmark = pytest.mark.heavy
 SEG = f'{REPO_ROOT}/configs/segmentation/upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py'
 DET = f'{REPO_ROOT}/configs/detection/mask-rcnn_randsac-vit-b_fpn_coco.py'
 ARCH = dict(embed_dims=64, num_layers=4, num_heads=2, feedforward_channels=128)
+# Both recipes train in fp16 (AmpOptimWrapper), which needs CUDA: the tiny
+# configs run the same optimizer in fp32.
+FP32_OPTIM_WRAPPER = '''optim_wrapper = {**{k: v for k, v in _base_.optim_wrapper.items()
+                    if k != 'loss_scale'}, 'type': 'OptimWrapper',
+                 '_delete_': True}
+'''
 
 
 @pytest.fixture(scope='module')
@@ -69,11 +75,7 @@ val_dataloader = dict(num_workers=0, persistent_workers=False,
         dict(type='PackSegInputs')]))
 test_dataloader = val_dataloader
 train_cfg = dict(max_iters=2, val_interval=2)
-# The recipe's fp16 AmpOptimWrapper needs CUDA: the same, in fp32.
-optim_wrapper = {{**{{k: v for k, v in _base_.optim_wrapper.items()
-                    if k != 'loss_scale'}}, 'type': 'OptimWrapper',
-                 '_delete_': True}}
-default_hooks = dict(logger=dict(interval=1),
+{FP32_OPTIM_WRAPPER}default_hooks = dict(logger=dict(interval=1),
                      checkpoint=dict(interval=2),
                      visualization=dict(draw=False))
 env_cfg = dict(dist_cfg=dict(backend='gloo'))
@@ -116,11 +118,7 @@ test_dataloader = val_dataloader
 val_evaluator = dict(ann_file='{data_root}/annotations/instances_val2017.json')
 test_evaluator = val_evaluator
 train_cfg = dict(max_epochs=1, val_interval=1)
-# The recipe's fp16 AmpOptimWrapper needs CUDA: the same, in fp32.
-optim_wrapper = {{**{{k: v for k, v in _base_.optim_wrapper.items()
-                    if k != 'loss_scale'}}, 'type': 'OptimWrapper',
-                 '_delete_': True}}
-default_hooks = dict(logger=dict(interval=1), checkpoint=dict(interval=1),
+{FP32_OPTIM_WRAPPER}default_hooks = dict(logger=dict(interval=1), checkpoint=dict(interval=1),
                      visualization=dict(draw=False))
 env_cfg = dict(dist_cfg=dict(backend='gloo'))
 ''')
