@@ -13,6 +13,7 @@ PRETRAIN_CONFIGS = sorted(
      if osp.basename(p).startswith('randsac')] +
     glob(osp.join(CONFIG_DIR, 'small_scale', '*.py')))
 EVAL_CONFIGS = sorted(glob(osp.join(CONFIG_DIR, 'benchmarks', '*', '*.py')))
+SUPERVISED_CONFIGS = sorted(glob(osp.join(CONFIG_DIR, 'supervised', '*.py')))
 SMALL_ARCH = dict(embed_dims=64, num_layers=2, num_heads=2,
                   feedforward_channels=128)
 

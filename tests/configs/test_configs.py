@@ -17,7 +17,7 @@ from mmpretrain.registry import MODELS, TRANSFORMS
 import randsac_mm.mmpretrain  # noqa: F401
 
 from .shrink import (ALL_CONFIGS, CONFIG_DIR, EVAL_CONFIGS, PRETRAIN_CONFIGS,
-                     localise, name, shrink_model)
+                     SUPERVISED_CONFIGS, localise, name, shrink_model)
 
 init_default_scope('mmpretrain')
 pytestmark = pytest.mark.heavy
@@ -143,19 +143,25 @@ def test_checkpoint_loads_whole_into_its_evaluation_models(
         path, pretrained_checkpoints):
     """Every encoder weight of the checkpoint lands in the evaluation
     backbone (the loader refuses missing and unexpected keys; only a
-    two-stream checkpoint's query_token is declared unused)."""
+    two-stream checkpoint's query_token and MAE's cls_token are declared
+    unused)."""
     checkpoint = pretrained_checkpoints[path][0]
     pretrained = torch.load(checkpoint)['state_dict']
     encoder = {k[len('backbone.'):]: v for k, v in pretrained.items()
                if k.startswith('backbone.')}
     for eval_path in eval_configs(path).values():
-        _, model = load_into(eval_path, checkpoint)
+        cfg, model = load_into(eval_path, checkpoint)
         loaded = model.backbone.state_dict()
-        assert set(encoder) - set(loaded) <= {'query_token'}
+        unused = set(cfg.model.backbone.get('unused_checkpoint_keys', ()))
+        assert unused <= {'query_token', 'cls_token'}
+        assert set(encoder) - set(loaded) == unused
         for key, value in loaded.items():
-            if key == 'pos_embed' and encoder[key].shape != value.shape:
+            expected = encoder[key]
+            if key == 'pos_embed' and 'cls_token' in unused:
+                expected = expected[:, 1:]  # the class token's entry
+            if key == 'pos_embed' and expected.shape != value.shape:
                 continue  # interpolated to the evaluation resolution
-            assert torch.equal(value, encoder[key]), (name(eval_path), key)
+            assert torch.equal(value, expected), (name(eval_path), key)
 
 
 def test_frozen_evaluated_checkpoints_load_whole_into_their_model(
@@ -180,6 +186,24 @@ def test_eval_config_trains_one_iteration_from_a_checkpoint(
     runner = Runner.from_cfg(cfg)
     runner.train()
     assert osp.isfile(tmp_path / 'epoch_1.pth')
+
+
+@pytest.mark.parametrize('path', SUPERVISED_CONFIGS, ids=name)
+def test_supervised_config_trains_one_iteration_from_scratch(
+        path, data_roots, tmp_path):
+    """Table "Low-data pre-training"'s supervised row: no checkpoint, no
+    layer decay, its own validation data."""
+    cfg = Config.fromfile(path)
+    assert 'Pretrained' not in str(cfg.model.backbone.init_cfg)
+    assert cfg.optim_wrapper.paramwise_cfg.layer_decay_rate == 1.0
+    assert cfg.val_dataloader.dataset.split == 'test'
+    shrink_model(cfg.model)
+    localise(cfg, data_roots, tmp_path)
+    cfg.experiment_name = osp.basename(path)
+    runner = Runner.from_cfg(cfg)
+    runner.train()
+    loss = runner.message_hub.get_scalar('train/loss').current()
+    assert torch.isfinite(torch.tensor(loss)) and loss > 0
 
 
 @pytest.mark.parametrize('eval_path, unexpected', [

@@ -72,8 +72,10 @@ def test_every_variant_config_cites_its_paper_row_and_changes_its_layout():
     assert skip.neck.skip_connection and skip.head.norm_pix
     mae = Config.fromfile(osp.join(study.CONFIGS,
                                    study.VARIANTS['mae'][0])).model
-    assert (mae.neck.decoder_depth, mae.neck.decoder_embed_dim,
-            mae.neck.decoder_num_heads) == (2, 96, 3)  # RandSAC's decoder
+    # MAE's decoder is RandSAC's (2 layers x 96, 3 heads), derived from it.
+    assert mae.type == 'MAEMatchedToRandSAC' and mae.head.norm_pix
+    assert (mae.neck.num_layers, mae.neck.embed_dims,
+            mae.neck.num_heads) == (2, 96, 3)
 
 
 def test_orderings_name_variants_that_exist():
