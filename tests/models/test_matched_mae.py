@@ -61,3 +61,55 @@ def test_refuses_non_rgb_images():
     cfg['backbone']['in_channels'] = 1
     with pytest.raises(ValueError, match=r'backbone.in_channels=1'):
         matched(cfg)
+
+
+def test_its_encoder_evaluates_as_it_was_pretrained(tmp_path):
+    """The MAE evaluation configs' backbone (RandSACViT with MAE's class
+    token) computes exactly MAEViT's features from an MAE checkpoint."""
+    mae = matched(tiny_cfg('skip'))
+    mae.init_weights()
+    torch.save(dict(state_dict=mae.state_dict()), tmp_path / 'mae.pth')
+    cfg = tiny_cfg('skip')['backbone']
+    vit = MODELS.build(dict(
+        cfg, with_cls_token=True, init_cfg=dict(
+            type='Pretrained', prefix='backbone.',
+            checkpoint=str(tmp_path / 'mae.pth'))))
+    vit.init_weights()
+    images = torch.rand(2, 3, 32, 32)
+    mae.eval(), vit.eval()
+    with torch.no_grad():
+        # (mask=None: mmpretrain 1.2.0 tests `mask is None or False`)
+        expected = mae.backbone(images, mask=None)[-1]
+        assert torch.equal(vit(images)[-1], expected)
+    with pytest.raises(ValueError, match='has no class token'):
+        MODELS.build(dict(tiny_cfg('skip'), backbone=dict(
+            cfg, with_cls_token=True)))
+
+
+@pytest.mark.parametrize('part, change, message', [
+    ('neck', dict(encoder_dims=99), r'neck.encoder_dims=99 contradicts'),
+    ('neck', dict(num_patches=(4, 4)), r'neck.num_patches=\(4, 4\)'),
+    ('neck', dict(drop_path_rate=0.1), r'neck.drop_path_rate=0.1'),
+    ('neck', dict(pos_embed_type='learned'), r"neck.pos_embed_type='learned'"),
+    ('neck', dict(bogus=1), r"neck keys \['bogus'\]"),
+    ('head', dict(patch_size=8), r'head.patch_size=8 contradicts'),
+    ('backbone', dict(pos_embed_type='learned'), 'backbone.pos_embed_type'),
+    ('backbone', dict(patch_size=5), r'patch_size 5 gives a 7x7 grid'),
+    ('backbone', dict(img_size=(32, 64)), 'gives a 8x16 grid'),
+])
+def test_refuses_what_mae_cannot_match(part, change, message):
+    cfg = tiny_cfg('skip')
+    cfg[part].update(change)
+    with pytest.raises(ValueError, match=message):
+        matched(cfg)
+
+
+def test_passes_vit_settings_and_ignores_the_attention_kernel():
+    cfg = tiny_cfg('skip')
+    cfg['backbone']['drop_path_rate'] = 0.1
+    cfg['neck'].update(mlp_ratio=2.0, skip_connection=True)
+    mae = matched(dict(cfg, attention='sdpa'))
+    assert mae.backbone.layers[-1].ffn.dropout_layer.drop_prob == \
+        pytest.approx(0.1)
+    assert mae.neck.decoder_blocks[0].ffn.layers[0][0].out_features == \
+        2 * DIMS

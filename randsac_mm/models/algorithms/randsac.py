@@ -56,6 +56,11 @@ class RandSAC(BaseSelfSupervisor):
         # backbone: built first (as BaseSelfSupervisor would), then filled in.
         if not isinstance(backbone, nn.Module):
             backbone = MODELS.build(backbone)
+        if getattr(backbone, 'with_cls_token', False):
+            raise ValueError(
+                'RandSAC pretraining has no class token: backbone.'
+                'with_cls_token must be False (it is for evaluating encoders '
+                'pretrained with one, such as MAE)')
         if neck is not None and not isinstance(neck, nn.Module):
             neck = fill_from_backbone('neck', neck, decoder_shapes(backbone))
             neck = MODELS.build(neck)

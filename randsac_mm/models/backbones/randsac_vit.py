@@ -43,6 +43,11 @@ class RandSACViT(VisionTransformer):
         frozen_stages (int | str): as VisionTransformer's, or 'all' for
             every layer and the final norm (linear probing), whatever the
             depth.
+        with_cls_token (bool): a class token, for evaluating encoders
+            pretrained with one (mmpretrain's ``MAEViT``: the token then
+            attends in every layer, as in its pretraining; the feature is
+            still the averaged patch tokens). RandSAC pretraining has none;
+            ``encode_segments`` refuses it.
         unused_checkpoint_keys (tuple[str]): encoder keys of the
             pretrained checkpoint this backbone knowingly leaves unused:
             ``('query_token', )`` evaluates a two-stream checkpoint as its
@@ -64,9 +69,6 @@ class RandSACViT(VisionTransformer):
         if pos_embed_type not in POS_EMBED_TYPES:
             raise ValueError(f'pos_embed_type must be one of '
                              f'{POS_EMBED_TYPES}, got {pos_embed_type!r}')
-        if with_cls_token:
-            raise ValueError('RandSACViT has no class token: with_cls_token '
-                             'must be False (features are averaged tokens)')
         img_size = kwargs.get('img_size', 224)
         patch_size = kwargs.get('patch_size', 16)
         sides = (img_size, img_size) if isinstance(img_size, int) \
@@ -80,7 +82,7 @@ class RandSACViT(VisionTransformer):
             raise ValueError('RandSACViT needs final_norm=True: the decoder '
                              'reads the final-normed encoder layers')
         freeze_all = frozen_stages == 'all'
-        super().__init__(out_type=out_type, with_cls_token=False,
+        super().__init__(out_type=out_type, with_cls_token=with_cls_token,
                          final_norm=True, init_cfg=init_cfg,
                          frozen_stages=-1 if freeze_all else frozen_stages,
                          **kwargs)
@@ -106,8 +108,10 @@ class RandSACViT(VisionTransformer):
         # VisionTransformer draws a learned pos_embed unless pretrained.
         super().init_weights()
         if self.pos_embed_type == 'sincos' and not pretrained:
-            self.pos_embed.data.copy_(
-                sincos_2d_embedding(*self.patch_resolution, self.embed_dims))
+            # The class token's entry, if any, stays zero (as MAEViT's).
+            self.pos_embed.data.zero_()
+            self.pos_embed.data[:, self.num_extra_tokens:] = \
+                sincos_2d_embedding(*self.patch_resolution, self.embed_dims)
 
     @property
     def final_norm_layer(self):
@@ -117,6 +121,11 @@ class RandSACViT(VisionTransformer):
 
     def embed_tokens(self, x):
         """Patch and positional embedding: [B, 3, H, W] -> [B, N, C]."""
+        if self.with_cls_token:
+            raise ValueError(
+                'RandSACViT: segment-causal encoding has no class token; '
+                'with_cls_token=True is for evaluating encoders pretrained '
+                'with one (MAE)')
         x, hw = self.patch_embed(x)
         if tuple(hw) != tuple(self.patch_resolution):
             raise ValueError(
