@@ -17,11 +17,13 @@ def decoder_shapes(backbone):
 
 
 def head_shapes(backbone, width):
-    """``RandSACPretrainHead`` arguments: the backbone's patch size and
-    image channels, and ``width``, that of the features it reads (the
+    """``RandSACPretrainHead`` arguments: the patch size and image channels
+    of the backbone's patch embedding (any mmpretrain VisionTransformer:
+    RandSACViT, MAEViT), and ``width``, that of the features it reads (the
     decoder's, or the backbone's for the two-stream variant)."""
-    return dict(patch_size=backbone.patch_size,
-                in_chans=backbone.in_channels, in_channels=width)
+    projection = backbone.patch_embed.projection
+    return dict(patch_size=projection.kernel_size[0],
+                in_chans=projection.in_channels, in_channels=width)
 
 
 def _same(key, given, derived):

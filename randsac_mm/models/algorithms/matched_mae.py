@@ -17,7 +17,7 @@ from mmpretrain.registry import MODELS
 
 from ..heads import RandSACPretrainHead
 from ..necks import RandSACDecoder
-from .derived_shapes import decoder_shapes, fill_from_backbone
+from .derived_shapes import decoder_shapes, fill_from_backbone, head_shapes
 
 __all__ = ['mae_matched_to_randsac']
 
@@ -116,8 +116,14 @@ def mae_matched_to_randsac(backbone, neck=None, head=None, mask_ratio=0.75,
                     k not in FIXED['backbone']}
     encoder = MODELS.build(dict(encoder_args, type='MAEViT',
                                 mask_ratio=mask_ratio, out_type='featmap'))
+    neck_shapes = decoder_shapes(encoder)
+    neck = fill_from_backbone('neck', neck, neck_shapes)
+    _check_known('neck', neck, NECK_KEYS + tuple(neck_shapes))
+    decoder = dict(_defaults(RandSACDecoder), **neck)
+    width = decoder['embed_dims'] or encoder.embed_dims
+    target_shapes = head_shapes(encoder, width)
+    patch_size = target_shapes['patch_size']
     grid = tuple(encoder.patch_resolution)
-    patch_size = encoder.patch_embed.projection.kernel_size[0]
     whole = all(g * patch_size == side
                 for g, side in zip(grid, encoder.img_size))
     if grid[0] != grid[1] or not whole:
@@ -125,20 +131,14 @@ def mae_matched_to_randsac(backbone, neck=None, head=None, mask_ratio=0.75,
             f'MAEMatchedToRandSAC: backbone.img_size={backbone.get("img_size")}'
             f' with patch_size {patch_size} gives a {grid[0]}x{grid[1]} grid'
             "; mmpretrain's MAE needs a square grid of whole patches")
-    neck = fill_from_backbone('neck', neck, decoder_shapes(encoder))
-    _check_known('neck', neck, NECK_KEYS + tuple(decoder_shapes(encoder)))
-    decoder = dict(_defaults(RandSACDecoder), **neck)
-    width = decoder['embed_dims'] or encoder.embed_dims
-    head = fill_from_backbone('head', head, dict(
-        patch_size=patch_size, in_chans=3, in_channels=width))
-    _check_known('head', head, ('norm_pix', 'patch_size', 'in_chans',
-                                'in_channels'))
+    head = fill_from_backbone('head', head, target_shapes)
+    _check_known('head', head, ('norm_pix', ) + tuple(target_shapes))
     target = dict(_defaults(RandSACPretrainHead), **head)
     return MAE(
         backbone=encoder,
         neck=dict(type='MAEPretrainDecoder',
                   num_patches=encoder.num_patches, patch_size=patch_size,
-                  in_chans=3, embed_dim=encoder.embed_dims,
+                  in_chans=target_shapes['in_chans'], embed_dim=encoder.embed_dims,
                   decoder_embed_dim=width,
                   decoder_depth=decoder['num_layers'],
                   decoder_num_heads=decoder['num_heads'],

@@ -91,8 +91,6 @@ class RandSACViT(VisionTransformer):
             self._freeze_stages()
         self.pos_embed_type = pos_embed_type
         self.with_cp = with_cp
-        self.patch_size = patch_size
-        self.in_channels = kwargs.get('in_channels', 3)
         self.unused_checkpoint_keys = tuple(unused_checkpoint_keys)
         if pos_embed_type == 'sincos':
             self.pos_embed.requires_grad = False
