@@ -1,5 +1,13 @@
 # Two entry points for a fresh machine: `make demo` and `make test`.
-# Both install into .venv first when needed (see `install`).
+# Both install into .venv first when needed.
+#
+#   make install             pretraining, probes, demo: torch and mmcv-lite
+#                            (no compiled op; the time of the downloads)
+#   make install-downstream  + mmcv 2.1.0 with its compiled ops (a wheel if
+#                            pip finds one, else a 10 to 35 minute compile
+#                            on 2 cores), mmsegmentation, mmdet and the
+#                            test tools
+#   make test                install-downstream, lint, the whole suite
 #
 # Variables a user may set:
 #   PYTHON=python3.11   interpreter that creates .venv
@@ -11,9 +19,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.randsac-installed
-REQS := setup.py $(wildcard requirements/*.txt)
+DOWNSTREAM_STAMP := $(VENV)/.randsac-downstream
+REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
-.PHONY: install test demo clean
+.PHONY: install install-downstream lint test demo clean clean-venv
 
 install: $(STAMP)
 
@@ -21,22 +30,40 @@ $(STAMP): $(REQS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -c 'import sys; assert sys.version_info[:2] == (3, 11), "randsac_mm needs Python 3.11, .venv has " + sys.version.split()[0] + ": rerun with PYTHON=python3.11 after make clean-venv"'
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -r requirements/build.txt
 	$(PIP) install -r requirements/torch.txt
 	@$(PY) -c 'import torchvision' || { echo 'torchvision does not import with the installed torch: pip picked a torch build that does not match torchvision 0.28.0 (a local wheel from your pip config?). Install torch==2.13.0 from the normal registry, e.g. PIP_CONFIG_FILE=/dev/null make install.'; exit 1; }
-	@if $(PY) -c 'import mmcv, mmcv._ext; assert mmcv.__version__ == "2.1.0"' 2>/dev/null; then \
-	  echo 'mmcv 2.1.0 with ops is already installed'; \
-	elif $(PIP) install --only-binary=mmcv mmcv==2.1.0 2>/dev/null; then \
-	  echo 'mmcv 2.1.0 installed from a wheel'; \
+	@if $(PY) -c 'import mmcv; assert mmcv.__version__ == "2.1.0"' 2>/dev/null; then \
+	  echo 'mmcv 2.1.0 is already installed'; \
 	else \
-	  echo 'No mmcv 2.1.0 wheel found: compiling mmcv ops from source (10 to 35 minutes on 2 cores).'; \
-	  MMCV_WITH_OPS=1 FORCE_CUDA=$(FORCE_CUDA) $(PIP) install --no-build-isolation mmcv==2.1.0 || exit 1; \
+	  $(PIP) install mmcv-lite==2.1.0; \
 	fi
-	@$(PY) -c 'import mmcv._ext' || { echo 'mmcv 2.1.0 is installed without its compiled ops (mmcv._ext). Reinstall it with MMCV_WITH_OPS=1 and --no-build-isolation.'; exit 1; }
-	$(PIP) install -e '.[tests]'
+	$(PIP) install -e .
 	@touch $(STAMP)
 
-test: install
+install-downstream: $(DOWNSTREAM_STAMP)
+
+$(DOWNSTREAM_STAMP): $(STAMP) requirements/downstream.txt requirements/build.txt \
+		requirements/tests.txt
+	@if $(PY) -c 'import mmcv, mmcv._ext; assert mmcv.__version__ == "2.1.0"' 2>/dev/null; then \
+	  echo 'mmcv 2.1.0 with ops is already installed'; \
+	else \
+	  $(PIP) uninstall -y -q mmcv-lite mmcv; \
+	  $(PIP) install -q -r requirements/build.txt; \
+	  if $(PIP) install --only-binary=mmcv mmcv==2.1.0 2>/dev/null; then \
+	    echo 'mmcv 2.1.0 installed from a wheel'; \
+	  else \
+	    echo 'No mmcv 2.1.0 wheel found: compiling mmcv ops from source (10 to 35 minutes on 2 cores).'; \
+	    MMCV_WITH_OPS=1 FORCE_CUDA=$(FORCE_CUDA) $(PIP) install --no-build-isolation mmcv==2.1.0 || exit 1; \
+	  fi; \
+	fi
+	@$(PY) -c 'import mmcv._ext' || { echo 'mmcv 2.1.0 is installed without its compiled ops (mmcv._ext). Reinstall it with MMCV_WITH_OPS=1 and --no-build-isolation.'; exit 1; }
+	$(PIP) install -e '.[tests,downstream]'
+	@touch $(DOWNSTREAM_STAMP)
+
+lint: install-downstream
+	$(VENV)/bin/ruff check .
+
+test: install-downstream lint
 	$(PY) -m pytest tests
 
 demo: install
@@ -44,3 +71,6 @@ demo: install
 
 clean:
 	rm -rf work_dirs
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,9 +1,11 @@
 """Installs the ``randsac_mm`` package (distribution name ``randsac-mm``).
 
-torch, torchvision and mmcv (with its compiled ops) must be installed before
-this package: the Makefile's ``install`` target does that in the right order,
-because mmcv's ops are compiled against the installed torch and a plain
-``pip install mmcv`` silently builds it without ops.
+mmcv is not a requirement here: pretraining needs ``mmcv-lite==2.1.0`` (no
+compiled ops, a pure-Python wheel), the downstream transfers mmcv 2.1.0
+with its ops compiled against the installed torch, and the two cannot be
+installed side by side. The Makefile's ``install`` and
+``install-downstream`` targets install the right one in the right order.
+The ``downstream`` extra adds mmseg and mmdet.
 """
 import os.path as osp
 
@@ -37,8 +39,9 @@ setup(
     packages=find_packages(include=['randsac_mm', 'randsac_mm.*']),
     include_package_data=True,
     package_data={'randsac_mm': ['datasets/meta/*.txt']},
-    install_requires=(read_requirements('torch') + ['mmcv==2.1.0'] +
-                      read_requirements('runtime')),
-    extras_require={'tests': read_requirements('tests')},
+    install_requires=read_requirements('torch') + read_requirements(
+        'runtime'),
+    extras_require={'tests': read_requirements('tests'),
+                    'downstream': read_requirements('downstream')},
     zip_safe=False,
 )

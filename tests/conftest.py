@@ -7,7 +7,7 @@ import sys
 import mmengine.config.config
 import pytest
 
-import randsac_mm.mmpretrain  # noqa: F401  (registers, as configs do)
+import randsac_mm.registration  # noqa: F401  (registers, as configs do)
 
 
 def _unformatted(text, **kwargs):
@@ -41,7 +41,8 @@ def run_tool(args, timeout=600, env=None):
         capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         pytest.fail(f'{args} exited {proc.returncode}\n--- stdout\n'
-                    f'{proc.stdout[-6000:]}\n--- stderr\n{proc.stderr[-6000:]}')
+                    f'{proc.stdout[-6000:]}\n--- stderr\n'
+                    f'{proc.stderr[-6000:]}')
     return proc
 
 

@@ -16,8 +16,8 @@ from mmengine.config import Config
 from mmengine.registry import DefaultScope
 from mmengine.runner import Runner
 
-import randsac_mm.mmpretrain  # noqa: F401
-from randsac_mm.models.utils.pretrained import PretrainedCheckpointError
+import randsac_mm.registration  # noqa: F401
+from randsac_mm.checkpoint.loading import PretrainedCheckpointError
 
 from . import data_factory
 from .conftest import REPO_ROOT
@@ -157,19 +157,19 @@ def test_checkpoint_row(row, tmp_path):
 # (config, scope, writer of a valid root, how to break it, expected text)
 DATA_CONFIGS = {
     'CIFAR-10': (
-        'pretrain/randsac_vit-tiny-p4_square-m2_8xb64-800e_cifar10.py',
+        'pretrain/randsac_vit-tiny-p4_square-m2_8xb64-amp-800e_cifar10.py',
         'mmpretrain', data_factory.write_cifar,
         'cifar-10-batches-py/data_batch_2', 'cifar-10-batches-py/'),
     'ImageNet-1K': ('randsac_vit-b_in1k.py', 'mmpretrain',
                     data_factory.write_imagenet, 'train',
                     '{train,val}/<wnid>/'),
     'ImageNet-100': (
-        'pretrain/randsac_vit-small-p16_blob-16to4_8xb512-800e_in100.py',
+        'pretrain/randsac_vit-small-p16_blob-16to4_8xb512-amp-800e_in100.py',
         'mmpretrain', data_factory.write_imagenet100, 'train',
         '{train,val}/<wnid>/'),
     'own images': (
         'pretrain/'
-        'randsac_vit-base-p16_square-16to4_8xb512-1600e_own-images.py',
+        'randsac_vit-base-p16_square-16to4_8xb512-amp-1600e_own-images.py',
         'mmpretrain', data_factory.write_unlabeled, '.',
         dict(missing='a folder holding images',
              malformed="no images ending in ('.jpg', '.jpeg', '.png'")),

@@ -6,10 +6,10 @@ import torch
 
 
 def test_import_registers_modules():
-    import randsac_mm.mmpretrain  # noqa: F401
     from mmengine.registry import OPTIM_WRAPPERS
     from mmpretrain.registry import DATASETS
 
+    import randsac_mm.registration  # noqa: F401
     from randsac_mm.datasets import DigitsDataset
     from randsac_mm.engine import AutocastOptimWrapper
 
@@ -32,45 +32,71 @@ GOOD = {
 }
 
 
-def test_version_check_accepts_the_pins_with_local_suffix():
-    from randsac_mm.utils.version_check import find_version_problems
-    assert find_version_problems(GOOD) == []
+def problems(installed, packages=None, ops=True):
+    from randsac_mm.version_check import DOWNSTREAM, find_version_problems
+    return find_version_problems(installed, packages or DOWNSTREAM,
+                                 has_mmcv_ops=ops)
 
 
-def test_version_check_names_what_to_install():
-    from randsac_mm.utils.version_check import find_version_problems
-    problems = find_version_problems(
-        dict(GOOD, torch='2.14.0', mmdet=None, mmcv='2.2.0'))
-    text = '\n'.join(problems)
-    assert len(problems) == 3
-    assert 'torch==2.14.0 is installed; need torch==2.13.0' in text
-    assert 'pip install torch==2.13.0 torchvision==0.28.0' in text
-    assert 'mmdet is not installed; need mmdet==3.3.0' in text
-    assert 'MMCV_WITH_OPS=1' in text and 'mmcv==2.1.0' in text
+def test_the_pins_pass_with_a_local_suffix():
+    assert problems(GOOD) == ([], [])
+
+
+def test_pretraining_accepts_mmcv_lite_and_no_downstream_packages():
+    from randsac_mm.version_check import PRETRAINING
+    lite = {k: v for k, v in GOOD.items()
+            if k not in ('mmcv', 'mmsegmentation', 'mmdet')}
+    lite['mmcv-lite'] = '2.1.0'
+    assert problems(lite, PRETRAINING, ops=False) == ([], [])
+
+
+def test_downstream_refuses_mmcv_without_ops_naming_the_command():
+    errors, _ = problems(dict(GOOD, mmcv=None, **{'mmcv-lite': '2.1.0'}),
+                         ops=False)
+    [error] = errors
+    assert 'no compiled ops' in error and 'make install-downstream' in error
+
+
+def test_other_versions_warn_missing_ones_refuse():
+    errors, notes = problems(dict(GOOD, torch='2.14.0', mmdet=None))
+    assert notes == ['torch==2.14.0 is installed; randsac_mm is tested with '
+                     'torch==2.13.0 (pip install torch==2.13.0 '
+                     'torchvision==0.28.0)']
+    assert errors == ['mmdet is not installed; need mmdet==3.3.0: '
+                      'make install-downstream']
+
+
+def test_downstream_refuses_mmcv_2_2():
+    errors, notes = problems(dict(GOOD, mmcv='2.2.0'))
+    assert any('mmdet 3.3.0 and mmseg 1.2.2 refuse mmcv>=2.2' in e
+               for e in errors)
+    assert len(notes) == 1  # and the version itself is noted
 
 
 def test_version_check_refuses_onedl_fork_beside_upstream():
-    from randsac_mm.utils.version_check import find_version_problems
-    problems = find_version_problems(dict(GOOD, **{'onedl-mmcv': '2.3.0'}))
-    assert len(problems) == 1
-    assert 'onedl-mmcv==2.3.0 is installed' in problems[0]
-    assert 'Uninstall onedl-mmcv' in problems[0]
+    errors, _ = problems(dict(GOOD, **{'onedl-mmcv': '2.3.0'}))
+    assert len(errors) == 1
+    assert 'onedl-mmcv==2.3.0 is installed beside upstream' in errors[0]
+    assert 'Uninstall onedl-mmcv' in errors[0]
 
 
-def test_check_versions_raises_on_wrong_stack(monkeypatch):
-    from randsac_mm.utils import version_check
+def test_check_versions_warns_then_raises(monkeypatch):
+    from randsac_mm import version_check
     monkeypatch.setattr(version_check, 'find_version_problems',
-                        lambda: ['mmdet is not installed'])
+                        lambda packages: (['mmdet is not installed'],
+                                          ['torch==2.14.0 is installed']))
     monkeypatch.delenv(version_check.SKIP_ENV, raising=False)
-    with pytest.raises(ImportError, match='mmdet is not installed'):
+    with pytest.warns(UserWarning, match='torch==2.14.0 is installed'), \
+            pytest.raises(ImportError, match='mmdet is not installed'):
         version_check.check_versions()
     monkeypatch.setenv(version_check.SKIP_ENV, '1')
     version_check.check_versions()
 
 
 def test_weights_only_load_reads_message_hub(tmp_path):
-    import randsac_mm.mmpretrain  # noqa: F401  (allowlists the globals)
     from mmengine.logging import MessageHub
+
+    import randsac_mm.registration  # noqa: F401  (allowlists the globals)
     hub = MessageHub.get_instance('test_weights_only_load')
     for value in (3.0, 1.0, 2.0):
         hub.update_scalar('train/loss', value)
@@ -85,10 +111,10 @@ def test_weights_only_load_reads_message_hub(tmp_path):
 
 
 def test_weights_only_getattr_is_restricted(tmp_path):
-    import randsac_mm.mmpretrain  # noqa: F401
     from mmengine.logging import HistoryBuffer
 
-    from randsac_mm.utils.checkpoint_globals import history_buffer_getattr
+    import randsac_mm.registration  # noqa: F401
+    from randsac_mm.checkpoint.safe_globals import history_buffer_getattr
     assert history_buffer_getattr(HistoryBuffer, 'mean') is HistoryBuffer.mean
     with pytest.raises(pickle.UnpicklingError, match='only allows getattr'):
         history_buffer_getattr(HistoryBuffer, '__init__')
@@ -106,8 +132,9 @@ def test_weights_only_getattr_is_restricted(tmp_path):
 
 
 def test_import_registers_model_modules():
-    import randsac_mm.mmpretrain  # noqa: F401
     from mmpretrain.registry import MODELS, TRANSFORMS
+
+    import randsac_mm.registration  # noqa: F401
     for name in ('RandSAC', 'RandSACViT', 'RandSACTwoStreamViT',
                  'RandSACDecoder', 'RandSACPretrainHead'):
         assert MODELS.get(name) is not None, name
@@ -115,16 +142,19 @@ def test_import_registers_model_modules():
 
 
 def test_downstream_registers_transfer_modules():
-    import randsac_mm.downstream  # noqa: F401
     from mmdet.registry import DATASETS as DET_DATASETS
     from mmdet.registry import MODELS as DET_MODELS
     from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
     from mmseg.registry import DATASETS as SEG_DATASETS
     from mmseg.registry import MODELS as SEG_MODELS
 
+    import randsac_mm.downstream  # noqa: F401
     from randsac_mm.downstream import (
-        BackboneLayerDecayOptimWrapperConstructor, CheckedADE20KDataset,
-        CheckedCocoDataset, RandSACViTPyramid)
+        BackboneLayerDecayOptimWrapperConstructor,
+        CheckedADE20KDataset,
+        CheckedCocoDataset,
+        RandSACViTPyramid,
+    )
     assert SEG_MODELS.get('RandSACViTPyramid') is RandSACViTPyramid
     assert DET_MODELS.get('RandSACViTPyramid') is RandSACViTPyramid
     assert SEG_DATASETS.get('CheckedADE20KDataset') is CheckedADE20KDataset

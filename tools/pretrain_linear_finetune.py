@@ -2,7 +2,7 @@
 prints a results table.
 
     python tools/pretrain_linear_finetune.py \
-        configs/pretrain/randsac_vit-tiny-p4_square-m2_8xb64-800e_cifar10.py \
+        configs/pretrain/randsac_vit-tiny-p4_square-m2_8xb64-amp-800e_cifar10.py\
         [LINEAR_CONFIG FINETUNE_CONFIG] --gpus 8
 
 The evaluation configs default to those the pretraining config names in its
@@ -11,7 +11,7 @@ names a linear probe and a fine-tune whose backbone matches its encoder).
 
 Each stage is tools/train.py (or tools/dist_train.sh with --gpus > 1) and
 then tools/test.py on its newest complete checkpoint
-(``randsac_mm.utils.latest_checkpoint``); work goes to
+(``randsac_mm.checkpoint.latest``); work goes to
 <work-dir>/{pretrain,linear,finetune}. --pretrain-checkpoint skips the
 pretraining stage. The table is also written to <work-dir>/results.json.
 """
@@ -22,7 +22,7 @@ import os.path as osp
 import subprocess
 import sys
 
-from randsac_mm.utils.latest_checkpoint import latest_checkpoint
+from randsac_mm.checkpoint.latest import latest_checkpoint
 
 HERE = osp.dirname(osp.abspath(__file__))
 

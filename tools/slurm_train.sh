@@ -2,7 +2,9 @@
 # Training on a Slurm cluster, one task per GPU.
 #   tools/slurm_train.sh PARTITION JOB_NAME CONFIG WORK_DIR [train.py args...]
 # Environment: GPUS (total, default 8), GPUS_PER_NODE (default 8),
-# CPUS_PER_TASK (default 5), SRUN_ARGS (extra srun flags).
+# CPUS_PER_TASK (default 12: the configs' 10 dataloader workers, the main
+# process and the pinning thread; tools/benchmarks/data_pipeline.py says how
+# many workers a GPU needs), SRUN_ARGS (extra srun flags).
 set -euo pipefail
 if [ $# -lt 4 ]; then
   echo "usage: $0 PARTITION JOB_NAME CONFIG WORK_DIR [tools/train.py arguments]" >&2
@@ -15,7 +17,7 @@ WORK_DIR=$4
 shift 4
 GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
-CPUS_PER_TASK=${CPUS_PER_TASK:-5}
+CPUS_PER_TASK=${CPUS_PER_TASK:-12}
 SRUN_ARGS=${SRUN_ARGS:-""}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-python}

@@ -12,11 +12,12 @@ import json
 import os
 import os.path as osp
 
-import randsac_mm.mmpretrain  # noqa: F401  (checks the stack, registers our modules)
 from mmengine.dist import is_main_process
 from mmengine.runner import Runner
-from randsac_mm.utils.distributed import prepare_cpu_distributed
-from randsac_mm.utils.run_config import add_common_args, load_run_config
+
+import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
+from randsac_mm.apis.config import add_common_args, load_run_config
+from randsac_mm.apis.distributed import prepare_cpu_distributed
 
 
 def parse_args(argv=None):
@@ -44,7 +45,8 @@ def main(argv=None):
             raise ValueError(f'--out must end with .pkl, got {args.out!r}')
         cfg.test_evaluator = list(cfg.test_evaluator) if isinstance(
             cfg.test_evaluator, (list, tuple)) else [cfg.test_evaluator]
-        cfg.test_evaluator.append(dict(type='DumpResults', out_file_path=args.out))
+        cfg.test_evaluator.append(
+            dict(type='DumpResults', out_file_path=args.out))
     prepare_cpu_distributed(cfg, args.launcher)
     runner = Runner.from_cfg(cfg)
     metrics = runner.test()

@@ -1,20 +1,21 @@
-"""Trains a model from a config with mmengine's Runner.
+"""Trains a model from a config with mmengine's Runner (its FlexibleRunner
+when the config sets ``strategy``, e.g. FSDP).
 
 Examples:
     python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py
-    tools/dist_train.sh configs/randsac_vit-b_in1k.py 8 --amp
-    tools/dist_train.sh configs/randsac_vit-b_in1k.py 8 --amp-dtype bfloat16
+    tools/dist_train.sh configs/randsac_vit-b_in1k.py 8    # bf16 on the GPUs
+    tools/dist_train.sh configs/randsac_vit-b_in1k.py 8 --amp-dtype float16
     python tools/train.py CONFIG --resume                # latest checkpoint
     python tools/train.py CONFIG --resume work_dirs/x/epoch_10.pth
 """
 import argparse
 import os.path as osp
 
-import randsac_mm.mmpretrain  # noqa: F401  (checks the stack, registers our modules)
-from mmengine.runner import Runner
-from randsac_mm.utils.distributed import prepare_cpu_distributed
-from randsac_mm.utils.latest_checkpoint import latest_checkpoint
-from randsac_mm.utils.run_config import add_common_args, load_run_config
+import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
+from randsac_mm.apis.config import add_common_args, load_run_config
+from randsac_mm.apis.distributed import prepare_cpu_distributed
+from randsac_mm.apis.runner import build_runner
+from randsac_mm.checkpoint.latest import latest_checkpoint
 
 
 def parse_args(argv=None):
@@ -44,10 +45,10 @@ def parse_args(argv=None):
         '--amp-dtype',
         choices=['float16', 'bfloat16'],
         default=None,
-        help='autocast dtype; implies --amp. float16 (CUDA only): '
-        'AmpOptimWrapper with dynamic loss scaling, the --amp default on '
-        'CUDA; bfloat16: autocast without loss scaling, the --amp default '
-        'on a CPU')
+        help='autocast dtype; implies --amp. bfloat16 (the default): '
+        'autocast without loss scaling; float16 (CUDA only, for GPUs '
+        "without bf16): mmengine's AmpOptimWrapper with dynamic loss "
+        'scaling')
     add_common_args(parser)
     return parser.parse_args(argv)
 
@@ -81,8 +82,9 @@ def apply_train_args(cfg, args):
 def main(argv=None):
     args = parse_args(argv)
     cfg = apply_train_args(load_run_config(args), args)
-    prepare_cpu_distributed(cfg, args.launcher)
-    runner = Runner.from_cfg(cfg)
+    if cfg.get('strategy') is None:  # FlexibleRunner starts its own group
+        prepare_cpu_distributed(cfg, args.launcher)
+    runner = build_runner(cfg)
     runner.train()
 
 

@@ -1,6 +1,6 @@
 # Runtime shared by every mmpretrain-scope config of randsac_mm.
 default_scope = 'mmpretrain'
-custom_imports = dict(imports=['randsac_mm.mmpretrain'],
+custom_imports = dict(imports=['randsac_mm.registration'],
                       allow_failed_imports=False)
 
 default_hooks = dict(

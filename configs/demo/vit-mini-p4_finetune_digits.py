@@ -4,15 +4,17 @@
 # digits). Give the pretraining checkpoint with
 #   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/.../epoch_N.pth
 _base_ = [
+    '../_base_/default_runtime.py',
+    '../_base_/models/archs/vit-mini-digits.py',
     '../_base_/datasets/digits.py',
     '../_base_/schedules/demo_finetune_adamw_10e.py',
 ]
+default_hooks = _base_.schedule_hooks
 model = dict(
     type='ImageClassifier',
     backbone=dict(
         type='RandSACViT',
-        arch=dict(embed_dims=128, num_layers=6, num_heads=4,
-                  feedforward_channels=512),
+        arch=_base_.encoder_arch,
         img_size=32,
         patch_size=4,
         drop_path_rate=0.1,

@@ -6,14 +6,16 @@
 # or set model.backbone.init_cfg=None to probe a randomly initialised
 # encoder of the same shape.
 _base_ = [
+    '../_base_/default_runtime.py',
     '../_base_/models/randsac_vit_linear.py',
+    '../_base_/models/archs/vit-mini-digits.py',
     '../_base_/datasets/digits.py',
     '../_base_/schedules/demo_linear_sgd_15e.py',
 ]
+default_hooks = _base_.schedule_hooks
 model = dict(
     backbone=dict(
-        arch=dict(embed_dims=128, num_layers=6, num_heads=4,
-                  feedforward_channels=512),
+        arch=_base_.encoder_arch,
         img_size=32,
         patch_size=4,
         frozen_stages=6),

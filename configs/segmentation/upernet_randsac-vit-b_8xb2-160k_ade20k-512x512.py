@@ -11,8 +11,9 @@
 # 512, stride 341. Where our ViT differs from BEiT's: BEiT fine-tunes with a
 # relative position bias per block and layer scale (init 0.1); ours keeps the
 # pretraining's absolute position embedding (interpolated to 32x32 tokens,
-# then learned) and has no layer scale. Target (paper Table "Semantic
-# Segmentation on ADE20K"): mIoU 48.5 from square 16 -> 4 (48.3 from K=9).
+# then learned) and has no layer scale. Targets: paper Table "Semantic
+# Segmentation on ADE20K", rows RandSAC-Square (K=16->4), from
+# configs/randsac_vit-b_in1k.py, and RandSAC-Square (K=9).
 #   tools/dist_train.sh configs/segmentation/upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py 8 \
 #       --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/randsac_vit-b_in1k/epoch_1600.pth
 # The checkpoint may be the raw pretraining one (position embeddings are

@@ -13,8 +13,7 @@ import os.path as osp
 import numpy as np
 from mmpretrain.registry import DATASETS
 
-from .grey_images import (DIGIT_CLASSES, GreyImagesDataset,
-                          StratifiedGreyImages)
+from .grey_images import DIGIT_CLASSES, GreyImagesDataset, StratifiedGreyImages
 from .layout_errors import DataLayoutError, require_files
 
 __all__ = ['CheckedFashionMNIST', 'CheckedMNIST', 'MNIST5k', 'read_idx']

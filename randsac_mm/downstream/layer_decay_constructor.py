@@ -8,8 +8,9 @@ EncoderDecoder and mmdet's detectors do not have. This one asks the
 backbone, so the decay really reaches every block of a RandSAC encoder.
 """
 from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
-from mmpretrain.engine.optimizers import \
-    LearningRateDecayOptimWrapperConstructor
+from mmpretrain.engine.optimizers import (
+    LearningRateDecayOptimWrapperConstructor,
+)
 
 __all__ = ['BackboneLayerDecayOptimWrapperConstructor']
 

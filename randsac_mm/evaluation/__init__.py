@@ -1,7 +1,15 @@
-"""Reusable evaluations of any checkpoint's frozen encoder."""
-from .frozen_features import evaluate_frozen, extract_features
+"""Reusable evaluations of any checkpoint's frozen encoder: the paper's
+linear probe, a k-NN, an attentive probe and a per-layer linear probe."""
+from .attentive_probe import AttentivePoolingHead, attentive_probe_accuracy
+from .frozen_features import (
+                              READOUTS,
+                              evaluate_frozen,
+                              extract_features,
+                              extract_layer_features,
+)
 from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
 
-__all__ = ['evaluate_frozen', 'extract_features', 'knn_accuracy',
-           'linear_probe_accuracy']
+__all__ = ['READOUTS', 'AttentivePoolingHead', 'attentive_probe_accuracy',
+           'evaluate_frozen', 'extract_features', 'extract_layer_features',
+           'knn_accuracy', 'linear_probe_accuracy']

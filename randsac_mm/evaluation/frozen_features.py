@@ -1,10 +1,20 @@
-"""Features of a frozen encoder, and the two evaluations run on them."""
+"""Features of a frozen encoder, and the readouts run on them."""
 import torch
 
+from .attentive_probe import attentive_probe_accuracy
 from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
 
-__all__ = ['evaluate_frozen', 'extract_features']
+__all__ = ['READOUTS', 'evaluate_frozen', 'extract_features',
+           'extract_layer_features']
+
+# What evaluate_frozen can read out of a frozen encoder:
+# - 'linear': the paper's linear probe on the averaged last-layer tokens;
+# - 'knn': weighted cosine k-NN on the same feature;
+# - 'attentive': an attentive probe on the last layer's tokens;
+# - 'layers': the linear probe on each layer's averaged (final-normed)
+#   tokens, and which layer is best.
+READOUTS = ('linear', 'knn', 'attentive', 'layers')
 
 
 def pooled(features):
@@ -18,8 +28,18 @@ def pooled(features):
     return features
 
 
+def _batches(model, dataloader):
+    """(preprocessed images, labels) of each batch, model in eval mode."""
+    model.eval()
+    for batch in dataloader:
+        data = model.data_preprocessor(batch, False)
+        inputs = data['inputs']
+        images = inputs[0] if isinstance(inputs, list) else inputs
+        yield images, [int(s.gt_label[0]) for s in data['data_samples']]
+
+
 @torch.no_grad()
-def extract_features(model, dataloader):
+def extract_features(model, dataloader, tokens=False):
     """Runs the model's encoder over a labelled data loader.
 
     Args:
@@ -28,45 +48,111 @@ def extract_features(model, dataloader):
             the batch and its ``extract_feat`` gives the encoder output.
         dataloader: yields mmpretrain batches whose data samples carry
             ``gt_label``.
+        tokens (bool): keep the last layer's tokens [N, L, C] (a feature
+            map's positions, raster order) instead of their average [N, C].
 
     Returns:
-        tuple: features float32 [N, C] and labels int64 [N], on the CPU.
+        tuple: features float32 and labels int64 [N], on the CPU.
     """
-    model.eval()
     features, labels = [], []
-    for batch in dataloader:
-        data = model.data_preprocessor(batch, False)
-        inputs = data['inputs']
-        out = model.extract_feat(inputs[0] if isinstance(inputs, list)
-                                 else inputs)
-        features.append(pooled(out[-1] if isinstance(out, tuple) else out)
-                        .float().cpu())
-        labels.extend(int(s.gt_label[0]) for s in data['data_samples'])
+    for images, batch_labels in _batches(model, dataloader):
+        out = model.extract_feat(images)
+        out = out[-1] if isinstance(out, tuple) else out
+        if tokens and out.dim() == 2:  # pooled (RandSAC): the feature map
+            out = model.backbone(images)[-1]
+        if tokens:
+            if out.dim() != 4:
+                raise ValueError('tokens=True needs an encoder that gives a '
+                                 'feature map [B, C, h, w]')
+            out = out.flatten(2).transpose(1, 2)
+        else:
+            out = pooled(out)
+        features.append(out.float().cpu())
+        labels.extend(batch_labels)
+    return torch.cat(features), torch.tensor(labels, dtype=torch.long)
+
+
+@torch.no_grad()
+def extract_layer_features(model, dataloader):
+    """Every encoder layer's tokens, final-normed (the features RandSAC's
+    decoder reads) and averaged: [N, num_layers, C].
+
+    The patch tokens only: a class token (``num_extra_tokens``) is left
+    out, as in the last-layer feature.
+    """
+    backbone = model.backbone
+    outputs = []
+    hooks = [layer.register_forward_hook(
+        lambda module, args, out: outputs.append(out))
+        for layer in backbone.layers]
+    extra = getattr(backbone, 'num_extra_tokens', 0)
+    norm = backbone.ln1
+    features, labels = [], []
+    try:
+        for images, batch_labels in _batches(model, dataloader):
+            outputs.clear()
+            model.extract_feat(images)
+            per_layer = [norm(x[:, extra:]).mean(1) for x in outputs]
+            features.append(torch.stack(per_layer, 1).float().cpu())
+            labels.extend(batch_labels)
+    finally:
+        for hook in hooks:
+            hook.remove()
     return torch.cat(features), torch.tensor(labels, dtype=torch.long)
 
 
 def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
-                    probe_epochs=90, seed=0):
-    """The linear probe and the k-NN accuracy of a frozen encoder.
+                    probe_epochs=90, seed=0, readouts=('linear', 'knn')):
+    """Readouts of a frozen encoder.
 
     Args:
         model: see :func:`extract_features`.
         train_loader: the labelled training images, without augmentation
-            (a test pipeline): the probe's training features and the k-NN's
+            (a test pipeline): the probes' training features and the k-NN's
             neighbours.
         test_loader: the labelled test images.
         k, temperature: see :func:`knn_accuracy`.
-        probe_epochs (int): see :func:`linear_probe_accuracy`.
-        seed (int): the probe's seed.
+        probe_epochs (int): the linear and attentive probes' epochs.
+        seed (int): the probes' seed.
+        readouts (tuple[str]): any of ``READOUTS``.
 
     Returns:
-        dict: ``linear`` and ``knn`` top-1 accuracies (%), ``feature_dim``.
+        dict: top-1 accuracies (%) ``linear``, ``knn``, ``attentive``, and
+        for 'layers' ``layer_linear`` (one per encoder layer) and
+        ``best_layer`` (1-based); ``feature_dim``.
     """
-    train = extract_features(model, train_loader)
-    test = extract_features(model, test_loader)
+    unknown = sorted(set(readouts) - set(READOUTS))
+    if unknown:
+        raise ValueError(f'readouts: unknown {unknown}; allowed: {READOUTS}')
     warmup = min(10, probe_epochs // 9)
-    return dict(
-        linear=linear_probe_accuracy(*train, *test, epochs=probe_epochs,
-                                     warmup_epochs=warmup, seed=seed),
-        knn=knn_accuracy(*train, *test, k=k, temperature=temperature),
-        feature_dim=int(train[0].shape[1]))
+    result = {}
+    if 'linear' in readouts or 'knn' in readouts:
+        train = extract_features(model, train_loader)
+        test = extract_features(model, test_loader)
+        result['feature_dim'] = int(train[0].shape[1])
+        if 'linear' in readouts:
+            result['linear'] = linear_probe_accuracy(
+                *train, *test, epochs=probe_epochs, warmup_epochs=warmup,
+                seed=seed)
+        if 'knn' in readouts:
+            result['knn'] = knn_accuracy(*train, *test, k=k,
+                                         temperature=temperature)
+    if 'attentive' in readouts:
+        train = extract_features(model, train_loader, tokens=True)
+        test = extract_features(model, test_loader, tokens=True)
+        result['feature_dim'] = int(train[0].shape[-1])
+        result['attentive'] = attentive_probe_accuracy(
+            *train, *test, epochs=probe_epochs, warmup_epochs=warmup,
+            seed=seed)
+    if 'layers' in readouts:
+        train = extract_layer_features(model, train_loader)
+        test = extract_layer_features(model, test_loader)
+        result['layer_linear'] = [
+            linear_probe_accuracy(train[0][:, i], train[1], test[0][:, i],
+                                  test[1], epochs=probe_epochs,
+                                  warmup_epochs=warmup, seed=seed)
+            for i in range(train[0].shape[1])]
+        best = max(range(len(result['layer_linear'])),
+                   key=result['layer_linear'].__getitem__)
+        result['best_layer'] = best + 1
+    return result

@@ -12,10 +12,14 @@ regression). The encoder is frozen, so its features are computed once
 (without augmentation) instead of every epoch: seconds instead of an
 encoder pass per epoch, for small-scale studies.
 """
-import math
-
 import torch
 from torch import nn
+
+from .probe_training import (
+    check_schedule,
+    held_out_accuracy,
+    train_on_features,
+)
 
 __all__ = ['linear_probe_accuracy']
 
@@ -39,9 +43,7 @@ def linear_probe_accuracy(train_features, train_labels, test_features,
     Returns:
         float: accuracy in percent.
     """
-    if epochs < 1 or not 0 <= warmup_epochs < epochs:
-        raise ValueError(f'need epochs >= 1 and 0 <= warmup_epochs < epochs,'
-                         f' got epochs={epochs}, warmup_epochs={warmup_epochs}')
+    check_schedule(epochs, warmup_epochs)
     generator = torch.Generator().manual_seed(seed)
     num_classes = int(max(train_labels.max(), test_labels.max())) + 1
     channels = train_features.shape[1]
@@ -54,30 +56,6 @@ def linear_probe_accuracy(train_features, train_labels, test_features,
     lr = base_lr * batch_size / 256
     optimizer = torch.optim.SGD(probe.parameters(), lr=lr, momentum=0.9,
                                 weight_decay=0)
-    steps_per_epoch = math.ceil(len(train_features) / batch_size)
-    total, warmup = epochs * steps_per_epoch, warmup_epochs * steps_per_epoch
-    step = 0
-    probe.train()
-    for _ in range(epochs):
-        order = torch.randperm(len(train_features), generator=generator)
-        for start in range(0, len(order), batch_size):
-            index = order[start:start + batch_size]
-            if len(index) < 2:  # BatchNorm needs two samples
-                continue
-            if step < warmup:
-                scale = (step + 1) / warmup
-            else:
-                scale = 0.5 * (1 + math.cos(math.pi * (step - warmup) /
-                                            max(total - warmup, 1)))
-            for group in optimizer.param_groups:
-                group['lr'] = lr * scale
-            loss = nn.functional.cross_entropy(
-                probe(train_features[index].float()), train_labels[index])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            step += 1
-    probe.eval()
-    with torch.no_grad():
-        predicted = probe(test_features.float()).argmax(1)
-    return 100.0 * float((predicted == test_labels).float().mean())
+    train_on_features(probe, optimizer, train_features, train_labels, epochs,
+                      warmup_epochs, batch_size, lr, generator)
+    return held_out_accuracy(probe, test_features, test_labels)

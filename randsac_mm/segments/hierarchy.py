@@ -8,9 +8,15 @@ for blobs.
 """
 import numpy as np
 
-from .partitions import (MAX_BLOB_DRAWS, BlobDrawError, gaussian_argmax,
-                         normalized_token_positions, relabel_by_first_token,
-                         sample_gaussians, square_segment_ids)
+from .partitions import (
+    MAX_BLOB_DRAWS,
+    BlobDrawError,
+    gaussian_argmax,
+    normalized_token_positions,
+    relabel_by_first_token,
+    sample_gaussians,
+    square_segment_ids,
+)
 from .spec import square_group_side
 
 __all__ = ['square_hierarchy', 'blob_hierarchy', 'token_groups']

@@ -4,8 +4,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .hierarchy import blob_hierarchy, square_hierarchy, token_groups
-from .partitions import (blob_segment_ids, relabel_by_first_token,
-                         shuffle_tokens, square_segment_ids)
+from .partitions import (
+    blob_segment_ids,
+    relabel_by_first_token,
+    shuffle_tokens,
+    square_segment_ids,
+)
 from .serialization import serialize
 from .spec import SegmentSpec
 

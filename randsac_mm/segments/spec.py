@@ -88,8 +88,9 @@ class SegmentSpec:
             catch a token and every hierarchy level has exactly its count
             of groups (the paper's draw conditioned on that). The default,
             False, is the paper's appendix: empty components are dropped,
-            so a layout may have fewer segments and groups (README: "Blob
-            counts"). Squares and patches always have their nominal counts.
+            so a layout may have fewer segments and groups
+            (docs/experiments.md, "Blob counts"). Squares and patches always
+            have their nominal counts.
     """
     grid: tuple
     segment: str = 'square'

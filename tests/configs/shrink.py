@@ -30,9 +30,17 @@ ALL_CONFIGS = sorted(
     if '_base_' not in p and name(p).split('/')[0] not in TRANSFER_DIRS)
 
 
+def encoder_width(arch):
+    """embed_dims of a VisionTransformer ``arch``: a dict, or a name of
+    mmpretrain's arch_zoo (configs name a shape the zoo has)."""
+    if isinstance(arch, dict):
+        return arch['embed_dims']
+    from mmpretrain.models import VisionTransformer
+    return VisionTransformer.arch_zoo[arch.lower()]['embed_dims']
+
+
 def is_large(backbone):
-    arch = backbone.get('arch')
-    dims = arch['embed_dims'] if isinstance(arch, dict) else 768
+    dims = encoder_width(backbone.get('arch', 'base'))
     tokens = (backbone['img_size'] // backbone['patch_size'])**2
     return dims > 192 or tokens > 256
 

@@ -14,10 +14,19 @@ from mmengine.registry import init_default_scope
 from mmengine.runner import Runner
 from mmpretrain.registry import MODELS, TRANSFORMS
 
-import randsac_mm.mmpretrain  # noqa: F401
+import randsac_mm.registration  # noqa: F401
+from randsac_mm.apis.paper import load_metafile
 
-from .shrink import (ALL_CONFIGS, CONFIG_DIR, EVAL_CONFIGS, PRETRAIN_CONFIGS,
-                     SUPERVISED_CONFIGS, localise, name, shrink_model)
+from .shrink import (
+    ALL_CONFIGS,
+    CONFIG_DIR,
+    EVAL_CONFIGS,
+    PRETRAIN_CONFIGS,
+    SUPERVISED_CONFIGS,
+    localise,
+    name,
+    shrink_model,
+)
 
 init_default_scope('mmpretrain')
 pytestmark = pytest.mark.heavy
@@ -27,7 +36,7 @@ pytestmark = pytest.mark.heavy
 def test_config_builds_model_and_pipeline(path):
     cfg = Config.fromfile(path)
     assert cfg.default_scope == 'mmpretrain'
-    assert 'randsac_mm.mmpretrain' in cfg.custom_imports['imports']
+    assert 'randsac_mm.registration' in cfg.custom_imports['imports']
     # The text mmengine logs, dumps and stores in checkpoints parses back
     # (tests/conftest.py skips only its yapf formatting).
     assert Config.fromstring(cfg.pretty_text, '.py').model == cfg.model
@@ -44,13 +53,28 @@ def test_config_builds_model_and_pipeline(path):
 
 
 def test_every_paper_table_has_configs():
-    text = '\n'.join(open(p).read() for p in PRETRAIN_CONFIGS)
-    for table in ['Tokenization', 'Serialization', 'Square size',
-                  'Segments', 'Segment Coherence',
-                  'Hierarchical Segment Prediction', 'Patch-random',
-                  'Performance of Architectures', 'Low-data pre-training',
-                  'Comparison on ImageNet-1K']:
-        assert f'"{table}' in text or f'Table "{table}' in text, table
+    """Every results table of the paper has its figures in
+    configs/metafile.yml, for configs that exist and cite the table and
+    row (tests/configs/test_config_style.py checks both)."""
+    models = load_metafile()['Models']
+    tables = {result['Paper']['Table'] for model in models
+              for result in model['Results'] or []}
+    assert tables == {
+        'Tokenization', 'Serialization', 'Square size', 'Segments',
+        'Segment Coherence', 'Hierarchical Segment Prediction',
+        'Patch-random tokenization as a function of P',
+        'Performance of Architectures',
+        'FLOPs of Three Candidate Architectures',
+        'Low-data pre-training on CIFAR 10 and 100',
+        'Comparison on ImageNet-1K', 'Semantic Segmentation on ADE20K',
+        'Object Detection on COCO'}
+    pretraining = {osp.relpath(p, osp.dirname(CONFIG_DIR))
+                   for p in PRETRAIN_CONFIGS}
+    assert {m['Config'] for m in models if m['Results']} - pretraining == {
+        'configs/supervised/vit-small-p4_8xb128-coslr-100e_cifar10.py',
+        'configs/supervised/vit-small-p4_8xb128-coslr-100e_cifar100.py',
+        'configs/segmentation/upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py',
+        'configs/detection/mask-rcnn_randsac-vit-b_fpn_coco.py'}
 
 
 @pytest.fixture(scope='module')
@@ -103,7 +127,8 @@ def test_pretraining_losses_equal_the_recorded_ones(pretrained_checkpoints):
 
 # Evaluated by tools/analysis/eval_frozen.py, which builds the encoder from
 # the pretraining config itself (no evaluation config of matching shape).
-FROZEN_EVALUATED = ('small_scale/', 'demo/randsac_vit-mini-p4_square-16to4_mnist')
+FROZEN_EVALUATED = ('small_scale/',
+                    'demo/randsac_vit-mini-p4_square-16to4_mnist')
 
 
 def eval_configs(path):
@@ -165,7 +190,7 @@ def test_checkpoint_loads_whole_into_its_evaluation_models(
 
 def test_frozen_evaluated_checkpoints_load_whole_into_their_model(
         pretrained_checkpoints):
-    from randsac_mm.utils.run_config import build_model
+    from randsac_mm.apis.config import build_model
     for path, (checkpoint, _, _) in pretrained_checkpoints.items():
         if name(path).startswith(FROZEN_EVALUATED):
             cfg = Config.fromfile(path)
@@ -217,10 +242,10 @@ def test_supervised_config_trains_one_iteration_from_scratch(
 ])
 def test_deeper_or_two_stream_checkpoint_is_refused_naming_its_config(
         eval_path, unexpected, pretrained_checkpoints):
-    from randsac_mm.models.utils.pretrained import PretrainedCheckpointError
+    from randsac_mm.checkpoint import PretrainedCheckpointError
     two_stream = osp.join(
         CONFIG_DIR, 'pretrain',
-        'randsac_vit-tiny-p4_blob-11to5_two-stream_8xb64-1600e_cifar10.py')
+        'randsac_vit-tiny-p4_blob-11to5_two-stream_8xb64-amp-1600e_cifar10.py')
     checkpoint = pretrained_checkpoints[two_stream][0]
     if unexpected is None:  # its own evaluation config takes it
         load_into(osp.join(CONFIG_DIR, eval_path), checkpoint)
@@ -234,11 +259,11 @@ def test_deeper_or_two_stream_checkpoint_is_refused_naming_its_config(
 
 
 def test_pyramid_refuses_a_two_stream_checkpoint(pretrained_checkpoints):
+    from randsac_mm.checkpoint import PretrainedCheckpointError
     from randsac_mm.downstream import RandSACViTPyramid
-    from randsac_mm.models.utils.pretrained import PretrainedCheckpointError
     two_stream = osp.join(
         CONFIG_DIR, 'pretrain',
-        'randsac_vit-tiny-p4_blob-11to5_two-stream_8xb64-1600e_cifar10.py')
+        'randsac_vit-tiny-p4_blob-11to5_two-stream_8xb64-amp-1600e_cifar10.py')
     pyramid = RandSACViTPyramid(
         arch=dict(embed_dims=192, num_layers=12, num_heads=3,
                   feedforward_channels=768), img_size=32, patch_size=4,
@@ -250,7 +275,7 @@ def test_pyramid_refuses_a_two_stream_checkpoint(pretrained_checkpoints):
 
 
 def test_eval_config_without_checkpoint_says_how_to_pass_it():
-    from randsac_mm.models.utils.pretrained import PretrainedCheckpointError
+    from randsac_mm.checkpoint import PretrainedCheckpointError
     cfg = Config.fromfile(EVAL_CONFIGS[0])
     shrink_model(cfg.model)
     with pytest.raises(PretrainedCheckpointError, match=re.escape(

@@ -17,7 +17,8 @@ def test_sizes_and_disjoint_splits(splits):
     assert abs(len(test) / n - 0.2) < 0.01
     train_idx = {train.get_data_info(i)['source_index']
                  for i in range(len(train))}
-    test_idx = {test.get_data_info(i)['source_index'] for i in range(len(test))}
+    test_idx = {test.get_data_info(i)['source_index']
+                for i in range(len(test))}
     assert not train_idx & test_idx
     assert train_idx | test_idx == set(range(n))
 

@@ -5,9 +5,14 @@ import shutil
 
 import pytest
 
-from randsac_mm.datasets import (CheckedCIFAR10, CheckedCIFAR100,
-                                 CheckedImageNet, DataLayoutError,
-                                 ImageNet100, UnlabeledImageFolder)
+from randsac_mm.datasets import (
+    CheckedCIFAR10,
+    CheckedCIFAR100,
+    CheckedImageNet,
+    DataLayoutError,
+    ImageNet100,
+    UnlabeledImageFolder,
+)
 
 from .. import data_factory
 

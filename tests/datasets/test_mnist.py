@@ -6,8 +6,12 @@ import os
 import numpy as np
 import pytest
 
-from randsac_mm.datasets import (CheckedFashionMNIST, CheckedMNIST,
-                                 DataLayoutError, MNIST5k)
+from randsac_mm.datasets import (
+    CheckedFashionMNIST,
+    CheckedMNIST,
+    DataLayoutError,
+    MNIST5k,
+)
 from randsac_mm.datasets.mnist import read_idx
 
 from ..data_factory import write_idx, write_mnist

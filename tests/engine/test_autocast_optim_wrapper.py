@@ -1,5 +1,6 @@
 import pytest
 import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from randsac_mm.engine import AutocastOptimWrapper
 
@@ -22,3 +23,34 @@ def test_rejects_unknown_dtype():
         AutocastOptimWrapper(
             optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
             dtype='int8')
+
+
+def test_device_types_limit_where_autocast_is_on():
+    """The pretraining configs' setting: bf16 on CUDA, float32 on a CPU."""
+    model = torch.nn.Linear(8, 4)
+    wrapper = AutocastOptimWrapper(
+        optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+        device_types=('cuda', ))
+    with wrapper.optim_context(model):
+        assert model(torch.randn(2, 8)).dtype == torch.float32
+    with pytest.raises(ValueError, match='device_types must be None or a '
+                       'tuple of'):
+        AutocastOptimWrapper(
+            optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+            device_types='cuda')
+
+
+def test_fused_adamw_only_on_cuda():
+    from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
+
+    import randsac_mm.engine  # noqa: F401  (registers)
+    model = torch.nn.Linear(8, 4)
+    constructor = OPTIM_WRAPPER_CONSTRUCTORS.build(dict(
+        type='FusedAdamWConstructor',
+        optim_wrapper_cfg=dict(type='OptimWrapper', optimizer=dict(
+            type='AdamW', lr=1e-3))))
+    cpu = constructor(model)  # torch's default AdamW
+    assert not cpu.optimizer.defaults['fused']
+    with FakeTensorMode(allow_non_fake_inputs=True):  # a CUDA model
+        cuda = constructor(model.to('cuda'))
+    assert cuda.optimizer.defaults['fused'] is True

@@ -33,7 +33,7 @@ def test_divergence_stops_with_iteration_and_keeps_last_good_checkpoint(
     config = tmp_path / 'diverging.py'
     config.write_text(f"""
 _base_ = ['{DEMO_CLASSIFIER}']
-custom_imports = dict(imports=['randsac_mm.mmpretrain', 'poison_hook'],
+custom_imports = dict(imports=['randsac_mm.registration', 'poison_hook'],
                       allow_failed_imports=False)
 custom_hooks = [dict(type='NonFiniteLossHook'),
                 dict(type='PoisonWeightsHook', at_iter=5)]
@@ -50,7 +50,7 @@ custom_hooks = [dict(type='NonFiniteLossHook'),
     assert 'Last good checkpoint:' in message and 'epoch_1.pth' in message
     assert (work / 'epoch_1.pth').exists()
     assert not (work / 'epoch_2.pth').exists()
-    import randsac_mm.mmpretrain  # noqa: F401
+    import randsac_mm.registration  # noqa: F401
     good = torch.load(work / 'epoch_1.pth')
     assert all(torch.isfinite(v).all() for v in good['state_dict'].values()
                if v.is_floating_point())

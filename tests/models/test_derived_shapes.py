@@ -6,8 +6,15 @@ import pytest
 import torch
 from mmpretrain.registry import MODELS
 
-from .helpers import DIMS, GRID, LAYOUT_KINDS, build_model, layouts, samples
-from .helpers import tiny_cfg
+from .helpers import (
+    DIMS,
+    GRID,
+    LAYOUT_KINDS,
+    build_model,
+    layouts,
+    samples,
+    tiny_cfg,
+)
 
 
 def test_omitted_shapes_are_the_backbones():

@@ -42,7 +42,10 @@ def test_windowed_blocks_see_only_their_window():
     """With window_size, a block outside out_indices is the same layer run
     on each window alone; the blocks in out_indices attend globally."""
     from randsac_mm.downstream import RandSACViTPyramid
-    from randsac_mm.downstream.randsac_vit_pyramid import window_mask
+    from randsac_mm.downstream.randsac_vit_pyramid import (
+        window_merge,
+        window_partition,
+    )
     torch.manual_seed(0)
     kwargs = dict(arch=dict(embed_dims=32, num_layers=5, num_heads=2,
                             feedforward_channels=64),
@@ -72,7 +75,13 @@ def test_windowed_blocks_see_only_their_window():
                     for i, e in enumerate(expected)]
     for got, want in zip(out, expected):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
-    assert window_mask((6, 6), 4).sum() == 16 * 16 + 2 * 8 * 8 + 4 * 4
+    # 6x6 tokens in 4x4 windows: padded to 8x8, 4 windows of 16 slots,
+    # of which 16, 8, 8 and 4 are real tokens; merging undoes it.
+    tokens = torch.randn(2, 36, 5)
+    windows, real = window_partition(tokens, (6, 6), 4)
+    assert windows.shape == (8, 16, 5) and real.shape == (8, 1, 1, 16)
+    assert real.sum((1, 2, 3)).tolist() == [16, 8, 8, 4] * 2
+    assert torch.equal(window_merge(windows, (6, 6), 4), tokens)
     glob = RandSACViTPyramid(**kwargs)
     glob.load_state_dict(windowed.state_dict())
     glob.eval()

@@ -83,8 +83,9 @@ def test_auto_kernel_and_bad_kernel_names():
     assert model.attention_kernel(torch.zeros(1)) == 'sdpa'
     with pytest.raises(ValueError, match=r"attention must be one of \('sdpa"):
         SegmentBatch(inputs('flat_square')[1], attention='flash')
-    from .helpers import tiny_cfg
     from mmpretrain.registry import MODELS
+
+    from .helpers import tiny_cfg
     with pytest.raises(ValueError, match=r"one of \('auto', 'sdpa'"):
         MODELS.build(dict(tiny_cfg('skip'), attention='math'))
 

@@ -3,8 +3,14 @@ import pytest
 import torch
 from mmpretrain.registry import MODELS
 
-from .helpers import (LAYOUT_KINDS, VARIANTS, build_model, layouts, samples,
-                      tiny_cfg)
+from .helpers import (
+    LAYOUT_KINDS,
+    VARIANTS,
+    build_model,
+    layouts,
+    samples,
+    tiny_cfg,
+)
 
 
 def fixed_batch(kind='hier_blob', size=8, seed=0):
@@ -72,7 +78,8 @@ def test_norm_pix_target_is_normalised_per_patch():
 def test_loss_is_mse_over_predicted_tokens_only():
     head = build_model('skip').head
     pred = torch.zeros(1, 3, 48)
-    target = torch.stack([torch.full((48, ), v) for v in (1.0, 2.0, 100.0)])[None]
+    target = torch.stack([torch.full((48, ), v)
+                          for v in (1.0, 2.0, 100.0)])[None]
     mask = torch.tensor([[True, True, False]])
     assert head.loss(pred, target, mask).item() == pytest.approx(2.5)
 

@@ -17,7 +17,8 @@ def square_hierarchies(draw, rows, cols, max_levels=3):
     levels = []
     for _ in range(draw(st.integers(0, max_levels))):
         options = [(rows // s) * (cols // s) for s in _divisors(rows)
-                   if s > 1 and cols % s == 0 and (rows // s) * (cols // s) >= 2]
+                   if s > 1 and cols % s == 0
+                   and (rows // s) * (cols // s) >= 2]
         if not options:
             break
         count = draw(st.sampled_from(options))

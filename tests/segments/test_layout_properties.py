@@ -271,8 +271,9 @@ def test_default_blob_draws_are_the_papers_as_before():
 
 
 def test_default_blob_counts_fall_below_nominal_and_exact_ones_do_not():
-    """The effect the README's blob-count table measures: K=16 on 8x8
-    tokens keeps all 16 blobs in few layouts; exact_counts in all."""
+    """The effect the blob-count table of docs/experiments.md measures:
+    K=16 on 8x8 tokens keeps all 16 blobs in few layouts; exact_counts in
+    all."""
     rng = np.random.default_rng(0)
     paper = SegmentSpec(grid=(8, 8), segment='blob', num_segments=16)
     counts = [make_layout(paper, rng).num_segments for _ in range(500)]

@@ -5,9 +5,9 @@ import json
 from ..conftest import REPO_ROOT, run_tool
 
 CONFIG = (f'{REPO_ROOT}/configs/pretrain/'
-          'randsac_vit-tiny-p4_blob-16to4_8xb64-800e_cifar10.py')
+          'randsac_vit-tiny-p4_blob-16to4_8xb64-amp-800e_cifar10.py')
 SQUARES = (f'{REPO_ROOT}/configs/pretrain/'
-           'randsac_vit-tiny-p4_square-m2_8xb64-800e_cifar10.py')
+           'randsac_vit-tiny-p4_square-m2_8xb64-amp-800e_cifar10.py')
 
 
 def test_default_counts_fall_below_nominal_exact_ones_do_not(tmp_path):
@@ -15,7 +15,7 @@ def test_default_counts_fall_below_nominal_exact_ones_do_not(tmp_path):
     printed = run_tool(['tools/analysis/blob_counts.py', CONFIG, SQUARES,
                         '--samples', '400', '--out', out]).stdout
     [(name, stats)] = json.loads(out.read_text())['configs'].items()
-    assert name.endswith('blob-16to4_8xb64-800e_cifar10.py')  # no squares
+    assert name.endswith('blob-16to4_8xb64-amp-800e_cifar10.py')  # no squares
     assert stats['k'] == 16 and stats['grid'] == [8, 8]
     assert 13.5 < stats['segments_mean'] < 15 and stats['below_k'] > 0.7
     [level] = stats['levels']

@@ -13,7 +13,8 @@ DEMO = 'configs/demo/'
 
 
 def test_demo_pretrained_encoder_beats_random_by_five_points(tmp_path):
-    """The whole demo with its fixed seed: the margin the README states."""
+    """The whole demo with its fixed seed: the margin the README states (5
+    points or more)."""
     out = run_tool(['tools/demo.py', '--work-dir', tmp_path, '--seed', '0'],
                    timeout=1200, env={'OMP_NUM_THREADS': str(os.cpu_count())})
     results = json.loads((tmp_path / 'results.json').read_text())

@@ -31,7 +31,8 @@ def write_config(tmp_path, images, batch_size, epochs):
     cfg = tmp_path / 'cfg.py'
     cfg.write_text(f"""
 _base_ = [{DEMO!r}]
-custom_imports = dict(imports=['randsac_mm.mmpretrain', 'tests.tools.recorder_hook'],
+custom_imports = dict(imports=['randsac_mm.registration',
+                               'tests.tools.recorder_hook'],
                       allow_failed_imports=False)
 custom_hooks = [dict(type='NonFiniteLossHook'),
                 dict(type='PerSampleSeedHook'),
@@ -124,7 +125,7 @@ def test_sigkilled_run_resumes_exactly(tmp_path):
         assert r['layouts'] == ref['layouts'], r['iter']
         assert r['loss'] == pytest.approx(ref['loss'], rel=1e-6), r['iter']
     # The final weights are the uninterrupted run's.
-    import randsac_mm.mmpretrain  # noqa: F401
+    import randsac_mm.registration  # noqa: F401
     a = torch.load(full / 'epoch_3.pth')['state_dict']
     b = torch.load(killed / 'epoch_3.pth')['state_dict']
     for name in a:

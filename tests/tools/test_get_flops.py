@@ -5,7 +5,7 @@ import pytest
 from ..conftest import run_tool
 
 VIT_T = ('configs/pretrain/randsac_vit-tiny-p4_blob-11to5_transformer-skip_'
-         '8xb64-1600e_cifar10.py')
+         '8xb64-amp-1600e_cifar10.py')
 
 
 def test_vit_tiny_full_length_matches_the_paper_and_hand_count(tmp_path):
@@ -26,6 +26,7 @@ def test_vit_tiny_full_length_matches_the_paper_and_hand_count(tmp_path):
     assert rows['transformer']['macs'] == pytest.approx(483.82e6, rel=0.01)
     assert rows['transformer']['params']['neck'] > 0
     assert rows['two-stream']['params']['neck'] == 0
+    assert rows['transformer']['paper'] == '483.82 M'
     assert '483.82 M' in out.stdout and 'two-stream' in out.stdout
 
 

@@ -1,65 +1,117 @@
-"""The small-scale study: its quick run end to end, and its configs."""
+"""The small-scale study: its quick run and a tiny learning curve end to
+end (tools/benchmarks/small_scale_study.py), and its bookkeeping
+(randsac_mm.apis.study)."""
 import json
 import os.path as osp
-import sys
 
 import pytest
 from mmengine.config import Config
 from PIL import Image
 
+from randsac_mm.apis import study
+from randsac_mm.apis.paper import find_model, paper_figure
+
 from ..conftest import REPO_ROOT, run_tool
 from ..data_factory import write_mnist
 
-sys.path.insert(0, osp.join(REPO_ROOT, 'tools', 'benchmarks'))
-import small_scale_study as study  # noqa: E402
+TOOL = 'tools/benchmarks/small_scale_study.py'
+CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
+EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
+                     'fashion-mnist.py')
 
 
 @pytest.mark.heavy
 def test_quick_study_writes_table_json_and_chart(tmp_path):
     root = write_mnist(str(tmp_path / 'fmnist'), train=300, test=100)
     work = tmp_path / 'study'
-    args = ['tools/benchmarks/small_scale_study.py', '--quick',
-            '--data-root', root, '--work-dir', work]
+    args = [TOOL, '--quick', '--data-root', root, '--work-dir', work]
     out = run_tool(args, timeout=600)
     result = json.loads((work / 'study.json').read_text())
-    assert list(result['summary']) == study.QUICK['variants']
-    assert len(result['runs']) == 3
-    for run in result['runs']:
-        assert 0 <= run['linear'] <= 100 and 0 <= run['knn'] <= 100
-        assert run['feature_dim'] == 96
-    trained = [r for r in result['runs'] if r['variant'] != 'random']
-    assert all(r['final_loss'] < r['first_loss'] for r in trained)
-    assert result['settings']['epochs'] == 1
-    # The one paper ordering both of whose variants ran, with a verdict.
-    [verdict] = result['orderings']
-    assert (verdict['worse'], verdict['better']) == ('random', 'square-m2')
-    summary = result['summary']
-    assert verdict['gap'] == pytest.approx(
-        summary['square-m2']['linear_mean'] -
-        summary['random']['linear_mean'])
+    assert [r['variant'] for r in result['records']] == \
+        study.QUICK['variants']
+    summary = result['summary']['1']
+    assert list(summary) == study.QUICK['variants']
+    for record in result['records']:
+        assert 0 <= record['linear'] <= 100 and 0 <= record['knn'] <= 100
+    trained = json.loads(
+        (work / 'runs' / 'square-m2_seed0' / 'pretrain.json').read_text())
+    assert trained['final_loss'] < trained['first_loss']
+    assert trained['settings']['epochs'] == 1
+    # The one paper ordering both of whose variants ran; one seed: no
+    # standard error, and the table says so.
+    [ordering] = result['orderings']
+    assert (ordering['worse'], ordering['better']) == ('random', 'square-m2')
+    [point] = ordering['readouts']['linear']['by_epoch']
+    assert point['gap'] == pytest.approx(
+        summary['square-m2']['linear']['mean'] -
+        summary['random']['linear']['mean'])
+    assert ordering['readouts']['linear']['verdict'] == \
+        'one seed: no standard error'
     table = (work / 'study.md').read_text()
     assert '| patch-raster | Serialization, patch-raster (ViT-T) | 55.53 |' \
         in table
-    assert verdict['verdict'] in table and table in out.stdout
+    assert table in out.stdout
     assert Image.open(work / 'study.png').size[0] > 500
-    # A second run reuses the finished runs.
+    # A second run reuses every run and evaluation: nothing trains.
     again = run_tool(args, timeout=120)
-    assert again.stdout.count('[study ') == 3
-    assert json.loads((work / 'study.json').read_text())['runs'] == \
-        result['runs']
+    assert 'Epoch(train)' not in again.stdout + again.stderr
+    assert json.loads((work / 'study.json').read_text())['records'] == \
+        result['records']
 
 
-def test_every_variant_config_cites_its_paper_row_and_changes_its_layout():
-    for name, (config, row, paper) in study.VARIANTS.items():
+@pytest.mark.heavy
+def test_a_learning_curve_from_one_run_per_seed(tmp_path):
+    """Two seeds, two epochs read out at 1 and 2, with the attentive
+    probe; an interrupted run resumes from its last checkpoint."""
+    root = write_mnist(str(tmp_path / 'fmnist'), train=200, test=100)
+    work = tmp_path / 'curve'
+    args = [TOOL, '--variants', 'random', 'square-m2', '--seeds', '0', '1',
+            '--epochs', '2', '--eval-epochs', '1', '2', '--probe', 'linear',
+            'attentive', '--train-images', '128', '--test-images', '64',
+            '--probe-epochs', '5', '--data-root', root, '--work-dir', work]
+    run_tool(args, timeout=900)
+    result = json.loads((work / 'study.json').read_text())
+    assert list(result['summary']) == ['1', '2']
+    for epoch in ('1', '2'):
+        entry = result['summary'][epoch]['square-m2']
+        assert entry['seeds'] == [0, 1] and len(entry['attentive']['values'])
+        # The untrained encoder is the baseline at every epoch.
+        assert result['summary'][epoch]['random'] == \
+            result['summary']['1']['random']
+    run = work / 'runs' / 'square-m2_seed1'
+    assert {p.name for p in run.glob('epoch_*.pth')} == {'epoch_1.pth',
+                                                          'epoch_2.pth'}
+    [ordering] = result['orderings']
+    points = ordering['readouts']['attentive']['by_epoch']
+    assert [p['epoch'] for p in points] == [1, 2]
+    assert all(p['se'] is not None for p in points)
+    assert Image.open(work / 'curve.png').size[0] > 500
+    first = json.loads((run / 'eval_epoch2.json').read_text())
+    # Interrupted after epoch 1: the run resumes and ends where it did.
+    (run / 'pretrain.json').unlink()
+    (run / 'epoch_2.pth').unlink()
+    run_tool(args, timeout=900)
+    resumed = json.loads((run / 'pretrain.json').read_text())
+    assert resumed['resumed_from'] == 'epoch_1.pth'
+    assert json.loads((run / 'eval_epoch2.json').read_text())['linear'] == \
+        first['linear']
+
+
+def test_variant_configs_cite_their_paper_row_and_the_metafile_its_number():
+    for name, (config, row) in study.VARIANTS.items():
         if config is None:
             continue
-        path = osp.join(study.CONFIGS, config)
-        header = open(path).read().split('_base_')[0]
+        header = open(osp.join(CONFIGS, config)).read().split('_base_')[0]
         assert 'Scales down' in header and 'Table' in header, name
-        assert (f'{paper}' in header) or (f'{paper:.2f}' in header), name
+        assert paper_figure(config) is not None, name
+        assert find_model(config)['Config'].endswith(config), name
+    assert paper_figure('randsac_vit-mini-p4_blob-k7_fashion-mnist.py') \
+        == 82.52
+
+
+def test_variant_configs_change_their_layout():
     def layout(variant):
-        cfg = Config.fromfile(osp.join(study.CONFIGS,
-                                       study.VARIANTS[variant][0]))
+        cfg = Config.fromfile(osp.join(CONFIGS, study.VARIANTS[variant][0]))
         [step] = [s for s in cfg.train_dataloader.dataset.pipeline
                   if s['type'] == 'RandSACSegmentGenerator']
         return step
@@ -68,14 +120,10 @@ def test_every_variant_config_cites_its_paper_row_and_changes_its_layout():
     assert layout('blob-k7-shuffle')['coherent'] is False
     assert layout('blob-7to3')['num_segments'] == 7
     skip = Config.fromfile(osp.join(
-        study.CONFIGS, study.VARIANTS['transformer-skip'][0])).model
+        CONFIGS, study.VARIANTS['transformer-skip'][0])).model
     assert skip.neck.skip_connection and skip.head.norm_pix
-    mae = Config.fromfile(osp.join(study.CONFIGS,
-                                   study.VARIANTS['mae'][0])).model
-    # MAE's decoder is RandSAC's (2 layers x 96, 3 heads), derived from it.
+    mae = Config.fromfile(osp.join(CONFIGS, study.VARIANTS['mae'][0])).model
     assert mae.type == 'MAEMatchedToRandSAC' and mae.head.norm_pix
-    assert (mae.neck.num_layers, mae.neck.embed_dims,
-            mae.neck.num_heads) == (2, 96, 3)
 
 
 def test_orderings_name_variants_that_exist():
@@ -83,25 +131,58 @@ def test_orderings_name_variants_that_exist():
         assert worse in study.VARIANTS and better in study.VARIANTS
 
 
-def test_verdicts_hold_fail_and_see_noise():
-    def entry(mean, std):
-        return dict(linear_mean=mean, linear_std=std, knn_mean=mean,
-                    knn_std=std)
-    summary = {'random': entry(70, 0.5), 'square-m2': entry(75, 0.5),
-               'patch-raster': entry(72, 1.0), 'patch-random': entry(71.5,
-                                                                     1.0)}
-    verdicts = {(v['worse'], v['better']): v['verdict']
-                for v in study.ordering_verdicts(summary)}
-    assert verdicts[('random', 'square-m2')] == 'holds'
-    assert verdicts[('patch-raster', 'patch-random')] == \
-        'does not hold (within noise)'
-    assert verdicts[('patch-random', 'square-m2')] == 'holds'
+def summaries(**means_and_stds):
+    """{epoch: summary} with linear readouts (mean, std) over 3 seeds."""
+    out = {}
+    for epoch, entries in means_and_stds.items():
+        out[int(epoch[1:])] = {
+            name: dict(linear=dict(mean=mean, std=std, values=[0.0] * 3))
+            for name, (mean, std) in entries.items()}
+    return out
 
 
-def test_bad_arguments_are_refused():
-    with pytest.raises(SystemExit):
-        study.parse_args(['--epochs', '0'])
-    with pytest.raises(SystemExit):
-        study.parse_args(['--seeds', '1', '1'])
-    with pytest.raises(SystemExit):
-        study.parse_args(['--variants', 'blob-k99'])
+def test_gaps_and_standard_errors_decide_at_the_longest_epoch():
+    # SE of the gap: sqrt(s_w^2 / 3 + s_b^2 / 3).
+    result = study.ordering_gaps(summaries(
+        e5={'patch-random': (78.0, 0.3), 'square-m2': (78.2, 0.3),
+            'blob-k7': (79.0, 0.3), 'blob-k7-shuffle': (79.0, 0.3)},
+        e30={'patch-random': (80.0, 0.3), 'square-m2': (81.0, 0.3),
+             'blob-k7': (79.9, 0.3), 'blob-k7-shuffle': (80.0, 0.6)}),
+        ['linear'])
+    by_pair = {(o['worse'], o['better']): o['readouts']['linear']
+               for o in result}
+    squares = by_pair[('patch-random', 'square-m2')]
+    assert [p['epoch'] for p in squares['by_epoch']] == [5, 30]
+    assert squares['by_epoch'][1]['gap'] == pytest.approx(1.0)
+    assert squares['by_epoch'][1]['se'] == pytest.approx(
+        (0.09 / 3 + 0.09 / 3)**0.5)
+    assert squares['verdict'] == 'holds'  # 1.0 > 2 x 0.245
+    blobs = by_pair[('patch-random', 'blob-k7')]
+    assert blobs['verdict'] == 'undecided (within 2 SE)'
+    coherence = by_pair[('blob-k7-shuffle', 'blob-k7')]
+    assert coherence['by_epoch'][1]['gap'] == pytest.approx(-0.1)
+    assert coherence['verdict'] == 'undecided (within 2 SE)'
+    reversed_ = study.ordering_gaps(summaries(
+        e5={'patch-random': (81.0, 0.1), 'square-m2': (80.0, 0.1)}),
+        ['linear'])
+    assert reversed_[0]['readouts']['linear']['verdict'] == 'reversed'
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    (dict(variants=['blob-k99']), r"variants: unknown \['blob-k99'\]"),
+    (dict(readouts=['cka']), r"readouts: unknown \['cka'\]"),
+    (dict(seeds=[1, 1]), 'seeds must be distinct'),
+    (dict(epochs=30, eval_epochs=[5, 10]), "end at the run's length 30"),
+    (dict(epochs=30, eval_epochs=[10, 5, 30]), 'eval_epochs must increase'),
+])
+def test_bad_settings_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        study.StudySettings(configs=CONFIGS, eval_data=EVAL_DATA, **kwargs)
+
+
+def test_the_tool_refuses_bad_arguments():
+    with pytest.raises(pytest.fail.Exception, match='--epochs must be >= 1'):
+        run_tool([TOOL, '--epochs', '0'], timeout=120)
+    with pytest.raises(pytest.fail.Exception,
+                       match="end at the run's length 4, got \\[2\\]"):
+        run_tool([TOOL, '--epochs', '4', '--eval-epochs', '2'], timeout=120)

@@ -70,7 +70,7 @@ def test_resume_continues_from_latest_checkpoint(one_epoch, tmp_path):
     # Only epoch 2 was trained in the resumed run.
     assert {e for e, _, _ in train_iterations(log)} == {2}
     # A training checkpoint (message hub included) loads weights-only.
-    import randsac_mm.mmpretrain  # noqa: F401
+    import randsac_mm.registration  # noqa: F401
     ckpt = torch.load(tmp_path / 'epoch_2.pth')
     assert ckpt['meta']['epoch'] == 2 and ckpt['meta']['iter'] == 8
 

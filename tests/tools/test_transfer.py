@@ -16,14 +16,15 @@ from ..conftest import REPO_ROOT, run_tool
 
 pytestmark = pytest.mark.heavy
 
-SEG = f'{REPO_ROOT}/configs/segmentation/upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py'
+SEG = (f'{REPO_ROOT}/configs/segmentation/'
+       'upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py')
 DET = f'{REPO_ROOT}/configs/detection/mask-rcnn_randsac-vit-b_fpn_coco.py'
 ARCH = dict(embed_dims=64, num_layers=4, num_heads=2, feedforward_channels=128)
 # Both recipes train in fp16 (AmpOptimWrapper), which needs CUDA: the tiny
 # configs run the same optimizer in fp32.
-FP32_OPTIM_WRAPPER = '''optim_wrapper = {**{k: v for k, v in _base_.optim_wrapper.items()
-                    if k != 'loss_scale'}, 'type': 'OptimWrapper',
-                 '_delete_': True}
+FP32_OPTIM_WRAPPER = '''optim_wrapper = {
+    **{k: v for k, v in _base_.optim_wrapper.items() if k != 'loss_scale'},
+    'type': 'OptimWrapper', '_delete_': True}
 '''
 
 
@@ -55,8 +56,9 @@ _base_ = ['{SEG}']
 norm_cfg = dict(type='BN', requires_grad=True)
 model = dict(
     data_preprocessor=dict(size=(64, 64)),
-    backbone=dict(arch=dict(_delete_=True, **{ARCH}), img_size=64, out_indices=(0, 1, 2, 3),
-                  norm_cfg=norm_cfg, init_cfg=dict(checkpoint='{checkpoint}')),
+    backbone=dict(arch=dict(_delete_=True, **{ARCH}), img_size=64,
+                  out_indices=(0, 1, 2, 3), norm_cfg=norm_cfg,
+                  init_cfg=dict(checkpoint='{checkpoint}')),
     decode_head=dict(in_channels=[64, 64, 64, 64], channels=32,
                      norm_cfg=norm_cfg),
     auxiliary_head=dict(in_channels=64, channels=16, norm_cfg=norm_cfg),
@@ -89,7 +91,8 @@ def tiny_det_config(tmp_path, checkpoint, data_root):
 _base_ = ['{DET}']
 norm_cfg = dict(type='BN', requires_grad=True)
 model = dict(
-    backbone=dict(arch=dict(_delete_=True, **{ARCH}), img_size=128, out_indices=(0, 1, 2, 3),
+    backbone=dict(arch=dict(_delete_=True, **{ARCH}), img_size=128,
+                  out_indices=(0, 1, 2, 3),
                   init_cfg=dict(checkpoint='{checkpoint}')),
     neck=dict(in_channels=[64, 64, 64, 64], out_channels=32,
               norm_cfg=norm_cfg),
@@ -118,7 +121,8 @@ test_dataloader = val_dataloader
 val_evaluator = dict(ann_file='{data_root}/annotations/instances_val2017.json')
 test_evaluator = val_evaluator
 train_cfg = dict(max_epochs=1, val_interval=1)
-{FP32_OPTIM_WRAPPER}default_hooks = dict(logger=dict(interval=1), checkpoint=dict(interval=1),
+{FP32_OPTIM_WRAPPER}default_hooks = dict(logger=dict(interval=1),
+                     checkpoint=dict(interval=1),
                      visualization=dict(draw=False))
 env_cfg = dict(dist_cfg=dict(backend='gloo'))
 ''')
@@ -227,7 +231,7 @@ def test_converter_keeps_encoder_and_resizes(tmp_path, pretrained):
 ])
 def test_converter_refuses_malformed_checkpoints(pretrained, corrupt,
                                                  message):
-    from randsac_mm.downstream import ConversionError, convert_for_downstream
+    from randsac_mm.checkpoint import ConversionError, convert_for_downstream
     state = corrupt(torch.load(pretrained)['state_dict'])
     num_layers = 12 if '4-layer encoder;' in message else 4
     with pytest.raises(ConversionError, match=message):

@@ -1,14 +1,17 @@
-"""Pictures of any checkpoint: tools/visualization/vis_reconstruction.py on
-a checkpoint that the test trains, and the prediction it draws."""
+"""Tools on a checkpoint the suite trains: the pictures of
+tools/visualization/vis_reconstruction.py (and the prediction they draw)
+and the readouts of tools/analysis/eval_frozen.py."""
+import json
+
 import numpy as np
 import pytest
 import torch
 from mmengine.config import Config
 from PIL import Image
 
+from randsac_mm.apis.config import build_model
 from randsac_mm.datasets import MNIST5k, RandSACSegmentGenerator
-from randsac_mm.utils.reconstruction import predict_images
-from randsac_mm.utils.run_config import build_model
+from randsac_mm.visualization.reconstruction import predict_images
 
 from ..conftest import REPO_ROOT, run_tool
 
@@ -111,3 +114,23 @@ def test_frozen_evaluation_of_the_trained_checkpoint(checkpoint, tmp_path):
     assert f"k-NN (k=20) {result['knn']:.2f}%" in out.stdout
     with pytest.raises(pytest.fail.Exception, match='CHECKPOINT or'):
         run_tool(['tools/analysis/eval_frozen.py', CONFIG, '--data', data])
+
+
+def test_eval_frozen_reads_out_every_probe(checkpoint, tmp_path):
+    """tools/analysis/eval_frozen.py on the trained checkpoint: the linear
+    probe, k-NN, the attentive probe and the per-layer probe."""
+    out = tmp_path / 'eval.json'
+    printed = run_tool([
+        'tools/analysis/eval_frozen.py', CONFIG, checkpoint, '--data',
+        f'{REPO_ROOT}/configs/_base_/datasets/mnist5k.py', '--probe',
+        'linear', 'knn', 'attentive', 'layers', '--probe-epochs', '5',
+        '--train-images', '1000', '--test-images', '300', '--out',
+        out]).stdout
+    result = json.loads(out.read_text())
+    for readout in ('linear', 'knn', 'attentive'):
+        assert 10 < result[readout] <= 100, result  # above chance (10%)
+        assert f'{result[readout]:.2f}%' in printed
+    # ViT-mini/4 of the demo: 6 layers; the last is the linear feature.
+    assert len(result['layer_linear']) == 6
+    assert result['layer_linear'][-1] == pytest.approx(result['linear'])
+    assert f"best: layer {result['best_layer']}" in printed

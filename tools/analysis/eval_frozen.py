@@ -1,4 +1,5 @@
-"""Linear probe and k-NN accuracy of any checkpoint's frozen encoder.
+"""Frozen-encoder readouts of any checkpoint: the paper's linear probe,
+k-NN, an attentive probe and a linear probe of every layer.
 
 The encoder is the pretraining config's own backbone (RandSAC, its
 two-stream variant through all its layers, mmpretrain's MAE, ...), so any
@@ -8,18 +9,17 @@ matching shape. Labelled data come from a data config with a
 ``configs/_base_/datasets/fashion-mnist.py``, ``mnist5k.py``).
 
     python tools/analysis/eval_frozen.py CONFIG CHECKPOINT --data DATA_CONFIG
-        [--k 20] [--temperature 0.07] [--probe-epochs 90] [--out result.json]
+        [--probe linear knn attentive layers] [--k 20] [--temperature 0.07]
+        [--probe-epochs 90] [--out result.json]
     python tools/analysis/eval_frozen.py CONFIG --random-init --data ...
 
-It prints the linear-probe and k-NN top-1 accuracies and writes them as
-JSON (default: next to the checkpoint, ``<checkpoint>.frozen_eval.json``).
+It prints the top-1 accuracies of the readouts asked for (``--probe``;
+``randsac_mm.evaluation`` describes each) and writes them as JSON
+(default: next to the checkpoint, ``<checkpoint>.frozen_eval.json``).
 """
 import argparse
 import json
 import os.path as osp
-import sys
-
-ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 
 
 def parse_args(argv=None):
@@ -36,6 +36,16 @@ def parse_args(argv=None):
     parser.add_argument('--k', type=int, default=20)
     parser.add_argument('--temperature', type=float, default=0.07)
     parser.add_argument('--probe-epochs', type=int, default=90)
+    parser.add_argument('--train-images', type=int,
+                        help='the first so many training images (default: '
+                        "the data config's)")
+    parser.add_argument('--test-images', type=int,
+                        help='the first so many test images')
+    parser.add_argument('--probe', nargs='+', default=['linear', 'knn'],
+                        choices=['linear', 'knn', 'attentive', 'layers'],
+                        help='readouts: the linear probe, k-NN, attentive '
+                        'probe, linear probe of every layer (default: '
+                        'linear knn)')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--out', help='JSON to write')
     args = parser.parse_args(argv)
@@ -44,33 +54,30 @@ def parse_args(argv=None):
     for path in (args.config, args.data, args.checkpoint):
         if path is not None and not osp.isfile(path):
             parser.error(f'no such file: {path!r}')
-    if args.k < 1 or args.probe_epochs < 1:
-        parser.error(f'--k and --probe-epochs must be >= 1, got {args.k} '
-                     f'and {args.probe_epochs}')
+    for name in ('k', 'probe_epochs', 'train_images', 'test_images'):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error(f'--{name.replace("_", "-")} must be >= 1, got '
+                         f'{value}')
     return args
 
 
 def main(argv=None):
     args = parse_args(argv)
-    sys.path.insert(0, ROOT)
     from mmengine.config import Config
-    from mmengine.registry import DefaultScope
-    from mmengine.runner import Runner
 
-    import randsac_mm.mmpretrain  # noqa: F401  (registers)
-    from randsac_mm.evaluation import evaluate_frozen
-    from randsac_mm.utils.run_config import build_model
-
+    import randsac_mm.registration  # noqa: F401  (registers)
+    from randsac_mm.apis.frozen_eval import (
+        evaluate_checkpoint,
+        labelled_loaders,
+    )
     cfg = Config.fromfile(args.config)
-    data = Config.fromfile(args.data)
-    model = build_model(cfg, args.checkpoint, seed=args.seed)
-    with DefaultScope.overwrite_default_scope('mmpretrain'):
-        loaders = [Runner.build_dataloader(loader, seed=args.seed)
-                   for loader in (data.train_dataloader,
-                                  data.test_dataloader)]
-    result = evaluate_frozen(model, *loaders, k=args.k,
-                             temperature=args.temperature,
-                             probe_epochs=args.probe_epochs, seed=args.seed)
+    loaders = labelled_loaders(args.data, args.train_images,
+                               args.test_images, seed=args.seed)
+    result = evaluate_checkpoint(cfg, args.checkpoint, loaders, args.seed,
+                                 k=args.k, temperature=args.temperature,
+                                 probe_epochs=args.probe_epochs,
+                                 readouts=tuple(args.probe))
     result.update(config=args.config, checkpoint=args.checkpoint,
                   data=args.data, k=args.k, temperature=args.temperature,
                   probe_epochs=args.probe_epochs)
@@ -78,8 +85,16 @@ def main(argv=None):
                        if args.checkpoint else 'frozen_eval.json')
     with open(out, 'w') as f:
         json.dump(result, f, indent=2)
-    print(f"linear probe {result['linear']:.2f}%  k-NN (k={args.k}) "
-          f"{result['knn']:.2f}%  ({result['feature_dim']}-d features)")
+    names = dict(linear='linear probe', knn=f'k-NN (k={args.k})',
+                 attentive='attentive probe')
+    print('  '.join(f'{names[r]} {result[r]:.2f}%' for r in names
+                    if r in result) + f"  ({result['feature_dim']}-d "
+          'features)')
+    if 'layer_linear' in result:
+        print('linear probe per layer: ' + ', '.join(
+            f'{i}: {a:.2f}%' for i, a in enumerate(result['layer_linear'],
+                                                  start=1)) +
+              f"; best: layer {result['best_layer']}")
     print(f'wrote {out}')
 
 

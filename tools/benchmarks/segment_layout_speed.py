@@ -8,44 +8,8 @@ token ranks) as the data pipeline runs it.
         [--out work_dirs/benchmarks/segment_layout_speed.json]
 """
 import argparse
-import time
 
 import numpy as np
-from benchmark_io import machine_info, write_json
-
-from randsac_mm.datasets import RandSACSegmentGenerator
-
-# (name, transform arguments): the hierarchical settings of the paper.
-SETTINGS = [
-    ('blob 11->5, 14x14 (IN100 224px P16)',
-     dict(input_size=224, patch_size=16, segment='blob', num_segments=11,
-          hierarchy=(5, ))),
-    ('square 16->4, 12x12 (IN1K 192px P16, M=3)',
-     dict(input_size=192, patch_size=16, segment='square', square_size=3,
-          hierarchy=(4, ))),
-    ('square 16->4, 8x8 (CIFAR 32px P4, M=2)',
-     dict(input_size=32, patch_size=4, segment='square', square_size=2,
-          hierarchy=(4, ))),
-    ('blob 11->5, 8x8 (CIFAR 32px P4)',
-     dict(input_size=32, patch_size=4, segment='blob', num_segments=11,
-          hierarchy=(5, ))),
-    ('blob 11 shuffled, 8x8 (CIFAR 32px P4)',
-     dict(input_size=32, patch_size=4, segment='blob', num_segments=11,
-          coherent=False)),
-]
-
-
-def time_transform(transform, repeats, rounds=5):
-    """Median over ``rounds`` of the mean time per call, in ms."""
-    for _ in range(50):  # warm-up
-        transform(dict())
-    means = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            transform(dict())
-        means.append((time.perf_counter() - start) / repeats * 1e3)
-    return float(np.median(means))
 
 
 def main(argv=None):
@@ -58,6 +22,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.repeats < 1:
         raise ValueError(f'--repeats must be >= 1, got {args.repeats}')
+    from randsac_mm.apis.benchmark_io import machine_info, write_json
+    from randsac_mm.apis.layout_speed import SETTINGS, time_transform
+    from randsac_mm.datasets import RandSACSegmentGenerator
     np.random.seed(0)
     rows = []
     print(f'{"setting":45s} {"ms/layout":>10s}')

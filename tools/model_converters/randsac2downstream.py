@@ -16,9 +16,11 @@ import os.path as osp
 
 import torch
 
-import randsac_mm.mmpretrain  # noqa: F401  (allowlists mmengine checkpoint globals)
-from randsac_mm.downstream.convert import (ConversionError,
-                                             convert_for_downstream)
+import randsac_mm.registration  # noqa: F401  (allowlists mmengine checkpoint globals)
+from randsac_mm.checkpoint.conversion import (
+    ConversionError,
+    convert_for_downstream,
+)
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
 

@@ -21,18 +21,8 @@ import argparse
 import os
 import os.path as osp
 
-import matplotlib
-
-matplotlib.use('Agg')
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
-
-from randsac_mm.segments import SegmentSpec, make_layout, token_grid  # noqa
-from randsac_mm.utils.visualization import (reveal_frames, save_gif,  # noqa
-                                            square_crop, token_map)
-
-PALETTE = plt.get_cmap('tab10').colors
+import numpy as np
+from PIL import Image
 
 
 def parse_args(argv=None):
@@ -85,10 +75,11 @@ def load_image(args):
             raise FileNotFoundError(f'--img: no such file {args.img!r}')
         image = np.asarray(Image.open(args.img).convert('RGB'))
         return image, osp.splitext(osp.basename(args.img))[0]
-    import randsac_mm.mmpretrain  # noqa: F401  (registers the datasets)
     from mmengine.config import Config
     from mmengine.registry import init_default_scope
     from mmpretrain.registry import DATASETS
+
+    import randsac_mm.registration  # noqa: F401  (registers the datasets)
     init_default_scope('mmpretrain')
     cfg = Config.fromfile(args.config).train_dataloader.dataset
     cfg.pipeline = []
@@ -105,134 +96,15 @@ def load_image(args):
     return image, f'{stem}_{args.index}'
 
 
-def draw_order_panel(ax, image, layout, title):
-    grid, side = layout.grid, image.shape[0]
-    steps = token_map(layout.token_rank, grid, side)
-    ax.imshow(image)
-    ax.imshow(steps, cmap='viridis', alpha=0.55,
-              vmin=0, vmax=max(layout.num_segments - 1, 1))
-    ids = token_map(layout.segment_ids, grid, side)
-    boundary = (np.diff(ids, axis=0, prepend=ids[:1]) != 0) | \
-        (np.diff(ids, axis=1, prepend=ids[:, :1]) != 0)
-    if layout.num_segments < ids.size:
-        ax.imshow(np.ma.masked_where(~boundary, boundary), cmap='gray',
-                  vmin=0, vmax=1, alpha=0.9)
-    if layout.num_segments <= 64:
-        for segment, (y, x) in enumerate(centroids(layout, side)):
-            ax.text(x, y, str(layout.token_rank[layout.segment_ids ==
-                                                segment][0] + 1),
-                    color='white', ha='center', va='center',
-                    fontsize=7 if layout.num_segments > 16 else 9,
-                    fontweight='bold')
-    ax.set_title(title, fontsize=9)
-    ax.axis('off')
-
-
-def centroids(layout, side):
-    """Pixel centroid (y, x) of every segment: [S, 2]."""
-    h, w = layout.grid
-    ys, xs = np.divmod(np.arange(h * w), w)
-    cell = np.array([side / h, side / w])
-    points = (np.stack([ys, xs], 1) + 0.5) * cell
-    sums = np.zeros((layout.num_segments, 2))
-    np.add.at(sums, layout.segment_ids, points)
-    return sums / np.bincount(layout.segment_ids)[:, None]
-
-
-def schemes_figure(image, args, rng, path):
-    grid = token_grid(args.input_size, args.patch_size)
-    side = image.shape[0]
-    pixel = square_crop(image, args.pixel_grid)
-    panels = [
-        ('(b) raster pixel', pixel,
-         SegmentSpec((args.pixel_grid, ) * 2, 'patch',
-                     serialization='raster')),
-        ('(c) raster patch', image, SegmentSpec(grid, 'patch',
-                                                serialization='raster')),
-        ('(d) random patch', image, SegmentSpec(grid, 'patch')),
-        (f'(e) random square M={args.square_size}', image,
-         SegmentSpec(grid, 'square', square_size=args.square_size)),
-        (f'(f) random blob K={args.num_segments}', image,
-         SegmentSpec(grid, 'blob', num_segments=args.num_segments)),
-    ]
-    fig, axes = plt.subplots(1, 6, figsize=(15, 2.9))
-    axes[0].imshow(image)
-    axes[0].set_title(f'(a) original {args.input_size}px', fontsize=9)
-    axes[0].axis('off')
-    for ax, (title, img, spec) in zip(axes[1:], panels):
-        draw_order_panel(ax, img, make_layout(spec, rng), title)
-    fig.suptitle('Prediction order (dark: first, bright: last; numbers: '
-                 'step)', fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def partition_colours(layout, side):
-    """RGB [side, side, 3]: a hue per top partition, shades per segment."""
-    top = layout.groups[-1] if layout.groups else np.zeros_like(
-        layout.segment_ids)
-    colours = np.zeros((len(layout.segment_ids), 3))
-    for partition in np.unique(top):
-        members = np.unique(layout.segment_ids[top == partition])
-        # Shade by the segment's step within its partition: light first.
-        steps = np.argsort(np.argsort(
-            [layout.token_rank[layout.segment_ids == m][0] for m in members]))
-        base = np.array(PALETTE[partition % len(PALETTE)])
-        for member, step in zip(members, steps):
-            shade = 1.0 - 0.55 * step / max(len(members) - 1, 1)
-            colours[layout.segment_ids == member] = base * shade
-    h, w = layout.grid
-    return np.kron(colours.reshape(h, w, 3),
-                   np.ones((side // h, side // w, 1)))
-
-
-def hierarchy_figure(image, args, rng, path):
-    grid = token_grid(args.input_size, args.patch_size)
-    side = image.shape[0]
-    specs = [
-        (f'square {grid[0] * grid[1] // args.square_size**2} -> '
-         f'{"->".join(map(str, args.hierarchy))}',
-         SegmentSpec(grid, 'square', square_size=args.square_size,
-                     hierarchy=tuple(args.hierarchy))),
-        (f'blob {args.num_segments} -> {max(2, args.num_segments // 2)}',
-         SegmentSpec(grid, 'blob', num_segments=args.num_segments,
-                     hierarchy=(max(2, args.num_segments // 2), ))),
-    ]
-    fig, axes = plt.subplots(1, 3, figsize=(10, 3.6))
-    axes[0].imshow(image)
-    axes[0].set_title('original', fontsize=9)
-    for ax, (title, spec) in zip(axes[1:], specs):
-        layout = make_layout(spec, rng)
-        ax.imshow(image)
-        ax.imshow(partition_colours(layout, side), alpha=0.7)
-        points = centroids(layout, side)[layout.order]
-        for (y0, x0), (y1, x1) in zip(points[:-1], points[1:]):
-            ax.annotate('', xy=(x1, y1), xytext=(x0, y0),
-                        arrowprops=dict(arrowstyle='->', color='black',
-                                        lw=1.3))
-        ax.plot(points[0, 1], points[0, 0], 'o', color='white', mec='black')
-        ax.set_title(f'{title}: colour = partition, shade = segment',
-                     fontsize=8)
-    for ax in axes:
-        ax.axis('off')
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def reveal_gif(image, args, rng, path):
-    grid = token_grid(args.input_size, args.patch_size)
-    layout = make_layout(
-        SegmentSpec(grid, 'square', square_size=args.square_size,
-                    hierarchy=tuple(args.hierarchy)), rng)
-    big = square_crop(image, args.gif_side - args.gif_side % grid[0])
-    save_gif(reveal_frames(big, layout.token_rank, grid), path,
-             args.frame_ms)
-
-
 def main(argv=None):
     args = parse_args(argv)
+    from randsac_mm.segments import SegmentSpec, token_grid
+    from randsac_mm.visualization.layout_figures import (
+        hierarchy_figure,
+        reveal_gif,
+        schemes_figure,
+    )
+    from randsac_mm.visualization.layout_pictures import square_crop
     grid = token_grid(args.input_size, args.patch_size)
     image, name = load_image(args)
     name = args.name or name
@@ -249,9 +121,12 @@ def main(argv=None):
     SegmentSpec(grid, 'blob', num_segments=args.num_segments)
     paths = [osp.join(args.out_dir, f'{name}_{kind}')
              for kind in ('schemes.png', 'hierarchy.png', 'reveal.gif')]
-    schemes_figure(image, args, rng, paths[0])
-    hierarchy_figure(image, args, rng, paths[1])
-    reveal_gif(image, args, rng, paths[2])
+    schemes_figure(image, grid, rng, paths[0], args.square_size,
+                   args.num_segments, args.pixel_grid, args.input_size)
+    hierarchy_figure(image, grid, rng, paths[1], args.square_size,
+                     tuple(args.hierarchy), args.num_segments)
+    reveal_gif(image, grid, rng, paths[2], args.square_size,
+               tuple(args.hierarchy), args.gif_side, args.frame_ms)
     for path in paths:
         print(f'written {path}')
 

@@ -7,13 +7,14 @@ data_preprocessor = dict(
     type='SelfSupDataPreprocessor',
     mean=[125.307, 122.961, 113.8575],
     std=[51.5865, 50.847, 51.255],
-    to_rgb=False)  # CIFAR batches are RGB already
+    to_rgb=False,  # CIFAR batches are RGB already
+    non_blocking=True)  # host-to-GPU copies from pinned memory, async
 
 # The layout step has the token grid only: each pretraining config states
 # its segment layout (segment, square_size, num_segments, hierarchy,
-# serialization, coherent) with a comprehension over this pipeline.
+# serialization, coherent) with randsac_mm.segments.config.with_segments.
 train_pipeline = [
-    dict(type='PerSampleSeed'),  # see README: Guarantees
+    dict(type='PerSampleSeed'),  # see docs/guarantees.md
     dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.2, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandomFlip', prob=0.5),
@@ -24,6 +25,7 @@ train_dataloader = dict(
     batch_size=64,
     num_workers=8,
     persistent_workers=True,
+    pin_memory=True,
     sampler=dict(type='DefaultSampler', shuffle=True),
     collate_fn=dict(type='default_collate'),
     dataset=dict(type=dataset_type, data_root=data_root, split='train',

@@ -8,9 +8,9 @@ data_preprocessor = dict(
     std=[89.0, 89.0, 89.0],
     to_rgb=False)
 # The layout step has the token grid only: each pretraining config states
-# its segment layout with a comprehension over this pipeline.
+# its segment layout with randsac_mm.segments.config.with_segments.
 train_pipeline = [
-    dict(type='PerSampleSeed'),  # see README: Guarantees
+    dict(type='PerSampleSeed'),  # see docs/guarantees.md
     dict(type='RandomResizedCrop', scale=32, crop_ratio_range=(0.5, 1.0),
          backend='pillow', interpolation='bicubic'),
     dict(type='RandSACSegmentGenerator', input_size=32, patch_size=4),

@@ -4,6 +4,8 @@
 # head count, half its depth and width), with a 2-layer decoder.
 _base_ = ['./randsac_vit-tiny-p4.py']
 model = dict(
-    backbone=dict(arch=dict(embed_dims=96, num_layers=6, num_heads=3,
-                            feedforward_channels=384)),
+    # Not in mmpretrain's arch_zoo: its one statement (the small-scale
+    # two-stream variant changes num_layers only).
+    backbone=dict(arch=dict(_delete_=True, embed_dims=96, num_layers=6,
+                            num_heads=3, feedforward_channels=384)),
     neck=dict(embed_dims=96, num_layers=2))

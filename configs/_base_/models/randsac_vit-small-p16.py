@@ -6,8 +6,7 @@ model = dict(
     type='RandSAC',
     backbone=dict(
         type='RandSACViT',
-        arch=dict(embed_dims=384, num_layers=12, num_heads=6,
-                  feedforward_channels=1536),
+        arch='deit-small',  # mmpretrain's arch_zoo name of this shape
         img_size=224,
         patch_size=16),
     neck=dict(

@@ -6,8 +6,7 @@ model = dict(
     type='RandSAC',
     backbone=dict(
         type='RandSACViT',
-        arch=dict(embed_dims=192, num_layers=12, num_heads=3,
-                  feedforward_channels=768),
+        arch='deit-tiny',  # mmpretrain's arch_zoo name of this shape
         img_size=32,
         patch_size=4,
         pos_embed_type='sincos'),

@@ -2,7 +2,6 @@
 # for a CPU: AdamW lr 1e-3 at batch 64, layer decay 0.65, weight decay 0.05
 # (none on norms, biases and position embeddings), one warmup epoch, cosine
 # decay to 10 epochs.
-_base_ = ['../default_runtime.py']
 max_epochs = 10
 optim_wrapper = dict(
     type='OptimWrapper',
@@ -22,7 +21,9 @@ param_scheduler = [
 train_cfg = dict(by_epoch=True, max_epochs=max_epochs, val_interval=max_epochs)
 val_cfg = dict()
 test_cfg = dict()
-default_hooks = dict(
+# Merged into the runtime's default_hooks by the config that lists both
+# (see randsac_adamw.py).
+schedule_hooks = dict(
     logger=dict(type='LoggerHook', interval=10),
     checkpoint=dict(type='CheckpointHook', interval=max_epochs,
                     max_keep_ckpts=1))

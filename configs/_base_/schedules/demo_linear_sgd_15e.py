@@ -1,7 +1,6 @@
 # Linear probing on the embedded digits, the paper's protocol shrunk for a
 # CPU: SGD lr 0.1, momentum 0.9, no weight decay, cosine decay over 15
 # epochs (batch 128, set by the config).
-_base_ = ['../default_runtime.py']
 max_epochs = 15
 optim_wrapper = dict(
     type='OptimWrapper',
@@ -13,7 +12,9 @@ param_scheduler = [
 train_cfg = dict(by_epoch=True, max_epochs=max_epochs, val_interval=max_epochs)
 val_cfg = dict()
 test_cfg = dict()
-default_hooks = dict(
+# Merged into the runtime's default_hooks by the config that lists both
+# (see randsac_adamw.py).
+schedule_hooks = dict(
     logger=dict(type='LoggerHook', interval=10),
     checkpoint=dict(type='CheckpointHook', interval=max_epochs,
                     max_keep_ckpts=1))

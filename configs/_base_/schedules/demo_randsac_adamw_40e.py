@@ -2,7 +2,6 @@
 # minutes on 2 CPU cores): AdamW lr 1.5e-3 at batch 64, betas (0.9, 0.95),
 # weight decay 0.05 (none on norms, biases and the skip weights), 2 warmup
 # epochs, cosine decay to 40 epochs.
-_base_ = ['../default_runtime.py']
 max_epochs = 40
 optim_wrapper = dict(
     type='OptimWrapper',
@@ -17,7 +16,9 @@ param_scheduler = [
          eta_min=1e-5, convert_to_iter_based=True),
 ]
 train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs)
-default_hooks = dict(
+# Merged into the runtime's default_hooks by the config that lists both
+# (see randsac_adamw.py).
+schedule_hooks = dict(
     logger=dict(type='LoggerHook', interval=10),
     checkpoint=dict(type='CheckpointHook', interval=max_epochs,
                     max_keep_ckpts=1))

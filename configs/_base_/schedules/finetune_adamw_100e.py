@@ -3,7 +3,6 @@
 # (0.9, 0.999), layer-wise lr decay 0.65, batch 1024 (8 GPUs x 128), 5
 # warmup epochs, cosine, 100 epochs, label smoothing 0.1, mixup 0.8, cutmix
 # 1.0 (drop path 0.1 and RandAug(9, 0.5) are in the model and data).
-_base_ = ['../default_runtime.py']
 optim_wrapper = dict(
     type='OptimWrapper',
     optimizer=dict(type='AdamW', lr=5e-4 * 1024 / 256, betas=(0.9, 0.999),
@@ -26,5 +25,7 @@ train_cfg = dict(by_epoch=True, max_epochs=100, val_interval=10)
 val_cfg = dict()
 test_cfg = dict()
 auto_scale_lr = dict(base_batch_size=1024)
-default_hooks = dict(
+# Merged into the runtime's default_hooks by the config that lists both
+# (see randsac_adamw.py).
+schedule_hooks = dict(
     checkpoint=dict(type='CheckpointHook', interval=10, max_keep_ckpts=3))

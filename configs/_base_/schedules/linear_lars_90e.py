@@ -1,7 +1,6 @@
 # Linear probing, paper Table "Linear probing setting": LARS, base lr 0.1
 # (lr = 0.1 x 16384 / 256), weight decay 0, momentum 0.9, batch 16384
 # (8 GPUs x 2048), 10 warmup epochs, cosine decay, 90 epochs.
-_base_ = ['../default_runtime.py']
 optim_wrapper = dict(
     type='OptimWrapper',
     optimizer=dict(type='LARS', lr=0.1 * 16384 / 256, weight_decay=0.0,
@@ -16,5 +15,7 @@ train_cfg = dict(by_epoch=True, max_epochs=90, val_interval=10)
 val_cfg = dict()
 test_cfg = dict()
 auto_scale_lr = dict(base_batch_size=16384)
-default_hooks = dict(
+# Merged into the runtime's default_hooks by the config that lists both
+# (see randsac_adamw.py).
+schedule_hooks = dict(
     checkpoint=dict(type='CheckpointHook', interval=10, max_keep_ckpts=3))

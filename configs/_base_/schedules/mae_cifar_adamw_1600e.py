@@ -4,7 +4,7 @@
 # AdamW base lr 1.5e-4 (lr = base x batch / 256), betas (0.9, 0.95), weight
 # decay 0.05 except norms, biases, position embedding, mask and class
 # tokens, 40 warmup epochs, cosine. At the CIFAR rows' batch 512.
-_base_ = ['./cifar_adamw_1600e.py']
+_base_ = ['./randsac_adamw.py']
 optim_wrapper = dict(
     optimizer=dict(lr=1.5e-4 * 512 / 256, betas=(0.9, 0.95)),
     paramwise_cfg=dict(custom_keys={
@@ -17,3 +17,5 @@ param_scheduler = [
     dict(type='CosineAnnealingLR', T_max=1560, by_epoch=True, begin=40,
          end=1600, convert_to_iter_based=True),
 ]
+train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=1600)
+auto_scale_lr = dict(base_batch_size=512)

@@ -1,9 +1,15 @@
 # AdamW for RandSAC pretraining (paper Appendix): weight decay 0.05, none on
 # norms, biases, positional embeddings, the query token and the skip
-# weights. The schedule files below set lr, betas and the schedule.
-_base_ = ['../default_runtime.py']
+# weights. The schedule files on top set lr, betas and the schedule.
+# Precision: bf16 autocast on GPUs (with TF32 for what stays float32) and a
+# fused AdamW there; float32 and torch's default AdamW on a CPU.
+# No runtime here: a config lists _base_/default_runtime.py beside its
+# schedule.
 optim_wrapper = dict(
-    type='OptimWrapper',
+    type='AutocastOptimWrapper',
+    dtype='bfloat16',
+    device_types=('cuda', ),
+    constructor='FusedAdamWConstructor',
     optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.95),
                    weight_decay=0.05),
     paramwise_cfg=dict(
@@ -14,6 +20,11 @@ optim_wrapper = dict(
             'query_token': dict(decay_mult=0.0),
             'skip_weights': dict(decay_mult=0.0),
         }))
-default_hooks = dict(
+# Checkpoint and log intervals for runs of hundreds of epochs. Not named
+# default_hooks: mmengine refuses a key that two bases of one config both
+# define, and the runtime defines that one. A config that lists a schedule
+# beside the runtime merges these into the runtime's hooks with
+#   default_hooks = _base_.schedule_hooks
+schedule_hooks = dict(
     checkpoint=dict(type='CheckpointHook', interval=10, max_keep_ckpts=3),
     logger=dict(type='LoggerHook', interval=100))

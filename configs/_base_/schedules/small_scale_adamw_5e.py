@@ -11,7 +11,9 @@ param_scheduler = [
          eta_min=1e-5, convert_to_iter_based=True),
 ]
 train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=5)
-default_hooks = dict(
+# Merged into the runtime's default_hooks by the config that lists both
+# (see randsac_adamw.py).
+schedule_hooks = dict(
     checkpoint=dict(interval=5, max_keep_ckpts=1),
     logger=dict(interval=20))
 auto_scale_lr = dict(base_batch_size=64)

@@ -3,6 +3,10 @@
 # stream through all 16 layers (12 + the 4 that replace the decoder); the
 # query_token is left unused. Give the pretraining checkpoint with
 #   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
-_base_ = ['./vit-small-p16_8xb128-coslr-100e_in100.py']
-model = dict(backbone=dict(arch=dict(num_layers=16),
-                           unused_checkpoint_keys=('query_token', )))
+_base_ = [
+    './vit-small-p16_8xb128-coslr-100e_in100.py',
+    '../../_base_/models/archs/vit-small-two-stream.py',
+]
+model = dict(backbone=dict(
+    arch=dict(_base_.encoder_arch, _delete_=True),  # replaces the arch name
+    unused_checkpoint_keys=('query_token', )))

@@ -1,15 +1,17 @@
-# Linear probe of a RandSAC vit-base-p16 on in1k, for paper Table "Comparison on ImageNet-1K" (ViT-B/16, pretrained at 192 px;
-# the position embeddings are interpolated to 224 px on load).
-# Paper Table "Linear probing setting": the frozen encoder's averaged
-# last-layer tokens (after the final norm), a BatchNorm without affine (the
-# MAE protocol the paper follows) and a linear classifier; LARS, base lr 0.1,
-# batch 16384 = 8 x 2048, 90 epochs. Give the pretraining checkpoint with
+# Linear probe of a RandSAC ViT-B/16 on ImageNet-1K, for paper Table
+# "Comparison on ImageNet-1K" (pretrained at 192 px; the position embeddings
+# are interpolated to 224 px on load).
+# The protocol of paper Table "Linear probing setting": the model of
+# _base_/models/randsac_vit_linear.py, the schedule of
+# _base_/schedules/linear_lars_90e.py. Give the pretraining checkpoint with
 #   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
 _base_ = [
+    '../../_base_/default_runtime.py',
     '../../_base_/models/randsac_vit_linear.py',
     '../../_base_/datasets/imagenet_cls.py',
     '../../_base_/schedules/linear_lars_90e.py',
 ]
+default_hooks = _base_.schedule_hooks
 model = dict(
     backbone=dict(arch='base', img_size=224, patch_size=16),
     neck=[dict(type='GlobalAveragePooling'),

@@ -4,6 +4,10 @@
 # the 3 that replace the decoder); the query stream's query_token is the
 # one checkpoint key left unused. Give the pretraining checkpoint with
 #   --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/epoch_<N>.pth
-_base_ = ['./vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py']
-model = dict(backbone=dict(arch=dict(num_layers=15),
-                           unused_checkpoint_keys=('query_token', )))
+_base_ = [
+    './vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py',
+    '../../_base_/models/archs/vit-tiny-two-stream.py',
+]
+model = dict(backbone=dict(
+    arch=dict(_base_.encoder_arch, _delete_=True),  # replaces the arch name
+    unused_checkpoint_keys=('query_token', )))

@@ -60,8 +60,8 @@ def _check_fixed(part, cfg):
     for key, value in FIXED.get(part, {}).items():
         if cfg.get(key, value) != value:
             raise ValueError(
-                f'MAEMatchedToRandSAC: {part}.{key}={cfg[key]!r}; mmpretrain\'s'
-                f' MAE has {key}={value!r} only')
+                f'MAEMatchedToRandSAC: {part}.{key}={cfg[key]!r}; '
+                f"mmpretrain's MAE has {key}={value!r} only")
 
 
 def _check_known(part, cfg, used):
@@ -128,9 +128,10 @@ def mae_matched_to_randsac(backbone, neck=None, head=None, mask_ratio=0.75,
                 for g, side in zip(grid, encoder.img_size))
     if grid[0] != grid[1] or not whole:
         raise ValueError(
-            f'MAEMatchedToRandSAC: backbone.img_size={backbone.get("img_size")}'
-            f' with patch_size {patch_size} gives a {grid[0]}x{grid[1]} grid'
-            "; mmpretrain's MAE needs a square grid of whole patches")
+            'MAEMatchedToRandSAC: backbone.img_size='
+            f'{backbone.get("img_size")} with patch_size {patch_size} gives '
+            f"a {grid[0]}x{grid[1]} grid; mmpretrain's MAE needs a square "
+            'grid of whole patches')
     head = fill_from_backbone('head', head, target_shapes)
     _check_known('head', head, ('norm_pix', ) + tuple(target_shapes))
     target = dict(_defaults(RandSACPretrainHead), **head)
@@ -138,7 +139,8 @@ def mae_matched_to_randsac(backbone, neck=None, head=None, mask_ratio=0.75,
         backbone=encoder,
         neck=dict(type='MAEPretrainDecoder',
                   num_patches=encoder.num_patches, patch_size=patch_size,
-                  in_chans=target_shapes['in_chans'], embed_dim=encoder.embed_dims,
+                  in_chans=target_shapes['in_chans'],
+                  embed_dim=encoder.embed_dims,
                   decoder_embed_dim=width,
                   decoder_depth=decoder['num_layers'],
                   decoder_num_heads=decoder['num_heads'],

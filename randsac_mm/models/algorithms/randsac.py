@@ -4,10 +4,10 @@ import torch
 from mmengine.dist import all_reduce, is_distributed
 from mmpretrain.models import BaseSelfSupervisor
 from mmpretrain.registry import MODELS
-
 from torch import nn
 
 from ..utils import ATTENTION_KERNELS, SegmentBatch, gather_tokens
+from ..utils.segment_batch import host_array
 from .derived_shapes import decoder_shapes, fill_from_backbone, head_shapes
 
 __all__ = ['RandSAC']
@@ -36,7 +36,7 @@ class RandSAC(BaseSelfSupervisor):
             'explicit' (matmul, float32 softmax, matmul), 'flex'
             (``flex_attention`` with block masks; CUDA, opt-in) or 'auto'
             (default): 'explicit' on a CPU, where RandSAC's short sequences
-            make it the faster one (see README, Performance), 'sdpa'
+            make it the faster one (see docs/performance.md), 'sdpa'
             elsewhere.
     """
 
@@ -74,14 +74,21 @@ class RandSAC(BaseSelfSupervisor):
                                            'forward_two_stream'):
             raise ValueError(
                 'RandSAC with neck=None is the two-stream variant: backbone '
-                f'must be RandSACTwoStreamViT, got {type(self.backbone).__name__}')
+                'must be RandSACTwoStreamViT, got '
+                f'{type(self.backbone).__name__}')
 
     @staticmethod
     def _images(inputs):
         return inputs[0] if isinstance(inputs, (list, tuple)) else inputs
 
-    def stack_token_ranks(self, data_samples, device):
-        """The data samples' ``token_rank`` fields as int64 [B, N].
+    def stack_token_ranks(self, data_samples):
+        """The data samples' ``token_rank`` fields as a host array.
+
+        They stay where the pipeline made them (numpy): ``SegmentBatch``
+        plans the order on the host, so the step never waits on the device.
+
+        Returns:
+            np.ndarray: int64 [B, N].
 
         Raises:
             KeyError: the samples carry no ``token_rank``.
@@ -93,8 +100,9 @@ class RandSAC(BaseSelfSupervisor):
                 'RandSAC: data samples have no token_rank; add '
                 'RandSACSegmentGenerator to the pipeline and pack it with '
                 "PackInputs(algorithm_keys=['token_rank'])")
-        ranks = torch.stack([torch.as_tensor(np.asarray(s.token_rank))
-                             for s in data_samples])
+        fields = [s.token_rank for s in data_samples]
+        ranks = host_array(torch.stack(fields) if torch.is_tensor(fields[0])
+                           else np.stack(fields))
         grid = tuple(self.backbone.patch_resolution)
         if ranks.shape[1] != grid[0] * grid[1]:
             raise ValueError(
@@ -102,7 +110,7 @@ class RandSAC(BaseSelfSupervisor):
                 f'tokens, the backbone has a {grid[0]}x{grid[1]} grid; give '
                 'RandSACSegmentGenerator the input_size and patch_size of '
                 'the backbone')
-        return ranks.to(device=device, dtype=torch.long)
+        return ranks
 
     def attention_kernel(self, images):
         """The kernel 'auto' resolves to for ``images``' device."""
@@ -125,7 +133,8 @@ class RandSAC(BaseSelfSupervisor):
 
         Args:
             images (torch.Tensor): [B, 3, H, W], preprocessed.
-            token_rank (torch.Tensor): int64 [B, N].
+            token_rank (np.ndarray | torch.Tensor): int64 [B, N], on the
+                host (see ``SegmentBatch``).
             batch (SegmentBatch | None): prebuilt order and masks of
                 ``token_rank`` (default: built here).
             trim_outer_segments (bool): leave the last segment out of the
@@ -140,7 +149,8 @@ class RandSAC(BaseSelfSupervisor):
         """
         if batch is None:
             batch = SegmentBatch(token_rank, trim_outer_segments,
-                                 attention=self.attention_kernel(images))
+                                 attention=self.attention_kernel(images),
+                                 device=images.device)
         if self.two_stream:
             features = self.backbone.forward_two_stream(images, batch)
         else:
@@ -160,10 +170,22 @@ class RandSAC(BaseSelfSupervisor):
             dict: ``loss``, a scalar tensor.
         """
         images = self._images(inputs)
-        pred, target, batch = self.predict_segments(
-            images, self.stack_token_ranks(data_samples, images.device),
-            trim_outer_segments=trim_outer_segments)
-        return dict(loss=self.head.loss(pred, target, batch.loss_mask))
+        batch = SegmentBatch(self.stack_token_ranks(data_samples),
+                             trim_outer_segments,
+                             attention=self.attention_kernel(images),
+                             device=images.device)
+        return dict(loss=self.segment_loss(images, batch))
+
+    def segment_loss(self, images, batch):
+        """The training step's computation, from preprocessed images and a
+        planned ``SegmentBatch``: no host sync, so it compiles whole
+        (``torch.compile(model.segment_loss, fullgraph=True)``).
+
+        Returns:
+            torch.Tensor: the scalar loss.
+        """
+        pred, target, batch = self.predict_segments(images, None, batch)
+        return self.head.loss(pred, target, batch.loss_mask)
 
     def parse_losses(self, losses):
         """mmengine's, but the logged values are averaged over processes
@@ -189,8 +211,9 @@ class RandSAC(BaseSelfSupervisor):
             ``token_rank`` [B, N].
         """
         images = self._images(inputs)
-        token_rank = self.stack_token_ranks(data_samples, images.device)
+        token_rank = self.stack_token_ranks(data_samples)
         pred, _, batch = self.predict_segments(images, token_rank)
+        token_rank = torch.from_numpy(token_rank).to(images.device)
         target = self.head.construct_target(self.head.patchify(images))
         full_pred = torch.zeros_like(target)
         index = batch.decoder_order.unsqueeze(-1).expand_as(pred)

@@ -1,4 +1,5 @@
 from .randsac_two_stream_vit import RandSACTwoStreamViT
 from .randsac_vit import RandSACViT
+from .segment_causal_layer import SegmentCausalLayer
 
-__all__ = ['RandSACTwoStreamViT', 'RandSACViT']
+__all__ = ['RandSACTwoStreamViT', 'RandSACViT', 'SegmentCausalLayer']

@@ -2,7 +2,7 @@
 import torch
 from mmpretrain.registry import MODELS
 
-from ..utils import gather_tokens, masked_encoder_layer, query_stream_layer
+from ..utils import gather_tokens
 from .randsac_vit import RandSACViT
 
 __all__ = ['RandSACTwoStreamViT']
@@ -46,8 +46,7 @@ class RandSACTwoStreamViT(RandSACViT):
             self.query_token
         last = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
-            query = query_stream_layer(layer, query, content, batch.cross_mask)
+            query = layer(query, batch.cross_mask, content=content)
             if i < last:  # nothing reads the last layer's content stream
-                content = masked_encoder_layer(layer, content,
-                                               batch.encoder_mask)
+                content = layer(content, batch.encoder_mask)
         return self.final_norm_layer(query)

@@ -1,10 +1,11 @@
 """The RandSAC encoder: a ViT with segment-causal self-attention."""
-from torch.utils.checkpoint import checkpoint
 from mmpretrain.models import VisionTransformer
 from mmpretrain.registry import MODELS
+from torch.utils.checkpoint import checkpoint
 
-from ..utils import gather_tokens, masked_encoder_layer, sincos_2d_embedding
-from ..utils.pretrained import check_pretrained_checkpoint
+from ...checkpoint.loading import check_pretrained_checkpoint
+from ..utils import gather_tokens, sincos_2d_embedding
+from .segment_causal_layer import make_segment_causal
 
 __all__ = ['RandSACViT']
 
@@ -86,6 +87,7 @@ class RandSACViT(VisionTransformer):
                          final_norm=True, init_cfg=init_cfg,
                          frozen_stages=-1 if freeze_all else frozen_stages,
                          **kwargs)
+        make_segment_causal(self.layers)
         if freeze_all:  # the linear probe: whatever the depth
             self.frozen_stages = self.num_layers
             self._freeze_stages()
@@ -150,9 +152,9 @@ class RandSACViT(VisionTransformer):
         hidden = []
         for layer in self.layers:
             if self.with_cp and x.requires_grad:
-                x = checkpoint(masked_encoder_layer, layer, x,
-                               batch.encoder_mask, use_reentrant=False)
+                x = checkpoint(layer, x, batch.encoder_mask,
+                               use_reentrant=False)
             else:
-                x = masked_encoder_layer(layer, x, batch.encoder_mask)
+                x = layer(x, batch.encoder_mask)
             hidden.append(self.final_norm_layer(x))
         return hidden

@@ -1,5 +1,4 @@
 """Pixel prediction head and loss of RandSAC."""
-import torch
 from mmengine.dist import all_reduce, get_world_size, is_distributed
 from mmengine.model import BaseModule
 from mmpretrain.registry import MODELS

@@ -166,23 +166,35 @@ class RandSACDecoder(BaseModule):
                 self.skip_weights[:, -1] = 1.0
 
     def memories(self, encoder_outputs):
-        """Yields the memory of each decoder layer, [B, Lk, C_enc].
+        """The memory of each decoder layer.
+
+        With the skip layer, all of them come from one matmul,
+        ``W [L_dec, L_enc] @ stack(H_k)``, over one copy of the stacked
+        encoder outputs in the autocast dtype when autocast is on (the
+        LayerNorm outputs are float32 under autocast; a per-layer mix would
+        cast and keep the whole stack once per decoder layer for backward).
 
         Args:
             encoder_outputs (list[torch.Tensor]): final-normed output of
                 each encoder layer, [B, Lk, C_enc] each.
+
+        Returns:
+            list[torch.Tensor]: L_dec memories, [B, Lk, C_enc] each.
         """
         if len(encoder_outputs) != self.encoder_layers:
-            raise ValueError(f'RandSACDecoder was built for {self.encoder_layers}'
-                             f' encoder layers, got {len(encoder_outputs)}')
+            raise ValueError(
+                f'RandSACDecoder was built for {self.encoder_layers} encoder '
+                f'layers, got {len(encoder_outputs)}')
         if not self.skip_connection:
-            for _ in self.layers:
-                yield encoder_outputs[-1]
-            return
-        stacked = torch.stack(encoder_outputs)  # [L_enc, B, Lk, C]
-        for weights in self.skip_weights:
-            yield torch.einsum('k,kbnc->bnc', weights.to(stacked.dtype),
-                               stacked)
+            return [encoder_outputs[-1]] * len(self.layers)
+        last = encoder_outputs[-1]
+        dtype = last.dtype
+        if torch.is_autocast_enabled(last.device.type):
+            dtype = torch.get_autocast_dtype(last.device.type)
+        stacked = torch.stack([h.to(dtype) for h in encoder_outputs])
+        mixed = torch.matmul(self.skip_weights.to(dtype),
+                             stacked.flatten(1))  # [L_dec, B * Lk * C]
+        return list(mixed.view(-1, *last.shape).unbind(0))
 
     def forward(self, encoder_outputs, batch):
         """Args:

@@ -1,9 +1,8 @@
-"""Masked attention on top of mmpretrain's MultiheadAttention weights.
+"""Masked multi-head attention in three kernels.
 
-``RandSACViT`` keeps mmpretrain's ``TransformerEncoderLayer`` modules (and so
-their parameter names), whose ``forward`` takes no mask. These functions run
-the same computation with a segment mask, in one of two kernels chosen by
-the mask's dtype (``SegmentBatch(attention=...)`` builds the masks):
+The masked layers (``SegmentCausalLayer``, ``RandSACDecoderLayer``) call
+:func:`multihead_attention`, which picks the kernel by the mask's type
+(``SegmentBatch(attention=...)`` builds the masks):
 
 - a boolean mask goes to ``F.scaled_dot_product_attention`` (on a CPU its
   flash kernel; on a GPU flash or memory-efficient attention);
@@ -12,9 +11,9 @@ the mask's dtype (``SegmentBatch(attention=...)`` builds the masks):
   (64 to 196 tokens), and there the CPU flash kernel's backward, run block
   by block, is the slowest op of a bf16 step: two batched matmuls and one
   softmax are faster (``tools/benchmarks/pretrain_throughput.py``);
-- a ``BlockMask`` goes to ``flex_attention`` (compiled), which skips the
-  blocks the segment-causal rules mask entirely. For CUDA: torch has no
-  flex_attention backward on a CPU.
+- a ``BlockMask`` goes to ``flex_attention`` (compiled), which applies the
+  rules inside one fused kernel. For CUDA: torch has no flex_attention
+  backward on a CPU.
 """
 import functools
 
@@ -22,9 +21,8 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention.flex_attention import BlockMask, flex_attention
 
-__all__ = ['ATTENTION_KERNELS', 'multihead_attention', 'explicit_attention',
-           'masked_self_attention', 'masked_encoder_layer',
-           'query_stream_layer']
+__all__ = ['ATTENTION_KERNELS', 'attention_dropout', 'attention_output',
+           'explicit_attention', 'multihead_attention']
 
 # The kernels above, by name, each with the mask form ``SegmentBatch``
 # builds for it: 'sdpa' boolean masks, 'explicit' additive float32 masks,
@@ -92,41 +90,11 @@ def explicit_attention(q, k, v, bias, dropout_p=0.0):
     return torch.matmul(weights.to(v.dtype), v)
 
 
-def _output(attn, x):
+def attention_output(attn, x):
     """mmpretrain MultiheadAttention's output path: proj, dropouts, scale."""
     return attn.out_drop(attn.gamma1(attn.proj_drop(attn.proj(x))))
 
 
-def _dropout(attn):
+def attention_dropout(attn):
+    """The attention-weight dropout ``attn`` applies now (0 in eval)."""
     return attn.attn_drop if attn.training else 0.0
-
-
-def masked_self_attention(attn, x, mask):
-    """``attn`` (mmpretrain MultiheadAttention) on x [B, L, C] with a mask."""
-    if attn.v_shortcut:
-        raise NotImplementedError('v_shortcut attention is not supported')
-    q, k, v = attn.qkv(x).chunk(3, dim=-1)
-    out = multihead_attention(q, k, v, attn.num_heads, mask, _dropout(attn))
-    return _output(attn, out)
-
-
-def masked_encoder_layer(layer, x, mask):
-    """mmpretrain TransformerEncoderLayer.forward with a mask: [B, L, C]."""
-    x = x + masked_self_attention(layer.attn, layer.ln1(x), mask)
-    return layer.ffn(layer.ln2(x), identity=x)
-
-
-def query_stream_layer(layer, query, content, mask):
-    """One layer of the two-stream query stream (weights shared with the
-    content stream): queries from ``query`` [B, Lq, C], keys and values
-    from the layer's content-stream input ``content`` [B, Lk, C]."""
-    attn = layer.attn
-    channels = query.shape[-1]
-    weight, bias = attn.qkv.weight, attn.qkv.bias
-    q = F.linear(layer.ln1(query), weight[:channels],
-                 None if bias is None else bias[:channels])
-    k, v = F.linear(layer.ln1(content), weight[channels:],
-                    None if bias is None else bias[channels:]).chunk(2, -1)
-    out = multihead_attention(q, k, v, attn.num_heads, mask, _dropout(attn))
-    query = query + _output(attn, out)
-    return layer.ffn(layer.ln2(query), identity=query)

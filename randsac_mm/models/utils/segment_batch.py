@@ -22,6 +22,9 @@ no encoder token at all, and a fully masked row gives NaN in softmax, so
 they attend to the first segment instead; they are never predicted
 (``loss_mask``) and no other query attends to them.
 """
+import functools
+
+import numpy as np
 import torch
 
 from .attention import ATTENTION_KERNELS
@@ -64,8 +67,63 @@ def gather_tokens(x, index):
     return x.gather(1, index.unsqueeze(-1).expand(-1, -1, x.shape[-1]))
 
 
+FLEX_BLOCK_SIZE = 128  # flex_attention's default tile
+
+
+@functools.lru_cache(maxsize=16)
+def _all_blocks(q_len, kv_len, device):
+    """kv_num_blocks [1, 1, nq] and kv_indices [1, 1, nq, nk] (int32) of a
+    block mask whose every block is partial (the mask_mod decides)."""
+    nq = -(-q_len // FLEX_BLOCK_SIZE)
+    nk = -(-kv_len // FLEX_BLOCK_SIZE)
+    num = torch.full((1, 1, nq), nk, dtype=torch.int32, device=device)
+    index = torch.arange(nk, dtype=torch.int32, device=device)
+    return num, index.expand(1, 1, nq, nk).contiguous()
+
+
+def partial_block_mask(mask_mod, q_len, kv_len, device):
+    """A flex_attention ``BlockMask`` that applies ``mask_mod`` in every
+    block, on the cached structure of its shape (batch and heads
+    broadcast)."""
+    from torch.nn.attention.flex_attention import BlockMask
+    num, index = _all_blocks(q_len, kv_len, torch.device(device))
+    return BlockMask.from_kv_blocks(num, index, BLOCK_SIZE=FLEX_BLOCK_SIZE,
+                                    mask_mod=mask_mod,
+                                    seq_lengths=(q_len, kv_len))
+
+
+def host_array(token_rank):
+    """``token_rank`` as a host int64 array [B, N]: numpy as the pipeline
+    makes it, or a tensor (copied from its device: a sync, which the
+    training path avoids by passing the pipeline's arrays)."""
+    if torch.is_tensor(token_rank):
+        token_rank = token_rank.detach().cpu().numpy()
+    ranks = np.asarray(token_rank)
+    if ranks.ndim != 2:
+        raise ValueError(f'token_rank must be [B, N], got shape '
+                         f'{tuple(ranks.shape)}')
+    if not np.issubdtype(ranks.dtype, np.integer):
+        raise ValueError(f'token_rank must hold integers, got {ranks.dtype}')
+    return ranks.astype(np.int64, copy=False)
+
+
+def to_device(array, device):
+    """A host array on ``device``; to CUDA from pinned memory without
+    blocking the host (the copy is ordered before the kernels using it)."""
+    tensor = torch.from_numpy(np.ascontiguousarray(array))
+    if device.type == 'cuda' and torch.cuda.is_available():
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)
+
+
 class SegmentBatch:
     """Sorting and masks for ``token_rank`` [B, N] (tokens in raster order).
+
+    The order and the sequence lengths are planned on the host, from the
+    layouts the data pipeline made there; the masks are then built on the
+    device from the sorted ranks. Nothing waits for the device: a training
+    step makes no data-dependent device-to-host copy, and traces under
+    ``torch.compile(fullgraph=True)`` and ``FakeTensorMode``.
 
     Attributes:
         order (torch.Tensor): int64 [B, N], the raster index of the token at
@@ -83,41 +141,50 @@ class SegmentBatch:
             that are predicted (not in the first segment).
 
     Args:
-        token_rank (torch.Tensor): int64 [B, N].
+        token_rank (np.ndarray | torch.Tensor): int64 [B, N], on the host
+            (a device tensor is copied back first, see ``host_array``).
         trim_outer_segments (bool): leave the last segment out of the
             encoder and the first out of the decoder (training; default).
             False keeps all N tokens in both (the sequence lengths the
             paper's FLOPs table counts); the masks stay the same rules.
         attention (str): the kernel the masks are built for, one of
             ``ATTENTION_KERNELS``.
+        device (torch.device | str | None): where the order and masks live
+            (default: ``token_rank``'s device, the CPU for an array).
     """
 
     def __init__(self, token_rank, trim_outer_segments=True,
-                 attention='sdpa'):
+                 attention='sdpa', device=None):
         if attention not in ATTENTION_KERNELS:
             raise ValueError(f'attention must be one of {ATTENTION_KERNELS},'
                              f' got {attention!r}')
-        if token_rank.dim() != 2:
-            raise ValueError(f'token_rank must be [B, N], got shape '
-                             f'{tuple(token_rank.shape)}')
-        self.sorted_rank, self.order = token_rank.sort(dim=1, stable=True)
-        if bool((self.sorted_rank[:, -1] < 1).any()):
+        if device is None:
+            device = token_rank.device if torch.is_tensor(token_rank) \
+                else 'cpu'
+        device = torch.device(device)
+        ranks = host_array(token_rank)
+        order = np.argsort(ranks, axis=1, kind='stable')
+        sorted_rank = np.take_along_axis(ranks, order, axis=1)
+        if (sorted_rank[:, -1] < 1).any():
             raise ValueError('every layout needs at least 2 segments '
                              '(token_rank has a sample with one segment)')
-        num_tokens = token_rank.shape[1]
+        num_tokens = ranks.shape[1]
         if trim_outer_segments:
-            last = self.sorted_rank[:, -1:]
+            last = sorted_rank[:, -1:]
             self.enc_len = num_tokens - int(
-                (self.sorted_rank == last).sum(1).min())
-            self.dec_start = int((self.sorted_rank == 0).sum(1).min())
+                (sorted_rank == last).sum(1).min())
+            self.dec_start = int((sorted_rank == 0).sum(1).min())
         else:
             self.enc_len, self.dec_start = num_tokens, 0
+        self.order = to_device(order, device)
+        self.sorted_rank = to_device(sorted_rank, device)
         # One mask per sample even when all samples have equal segments:
-        # a single broadcast mask was measured no faster (README,
-        # "Performance"), so the batch has one code path.
+        # a single broadcast mask was measured no faster
+        # (docs/benchmarks/shared_mask_ab_cpu.json), so the batch has one
+        # code path.
         self.encoder_rank = self.sorted_rank[:, :self.enc_len]
         self.decoder_rank = self.sorted_rank[:, self.dec_start:]
-        self.loss_mask = self.sorted_rank[:, self.dec_start:] >= 1
+        self.loss_mask = self.decoder_rank >= 1
         self.attention = attention
         if attention == 'flex':
             self._flex_masks()
@@ -127,9 +194,13 @@ class SegmentBatch:
         self.cross_mask = self._kernel_form(self._cross_mask())
 
     def _flex_masks(self):
-        """The same three rules as ``mask_mod`` functions of block masks
-        (B x 1 heads), evaluated block-sparsely by flex_attention."""
-        from torch.nn.attention.flex_attention import create_block_mask
+        """The same three rules as ``mask_mod`` functions of block masks,
+        over this batch's ranks. The block structure (every block partial:
+        RandSAC's 64 to 196 tokens fill one or two 128-token blocks, so
+        there is little to skip) depends on the sequence lengths only and
+        is built once per shape; a batch only wraps its own mask_mods
+        around it, which a compiled flex_attention takes without
+        recompiling."""
         enc, dec = self.encoder_rank, self.decoder_rank
 
         def encoder(b, h, q, k):
@@ -141,15 +212,10 @@ class SegmentBatch:
         def cross(b, h, q, k):
             return cross_rule(dec[b, q], enc[b, k])
 
-        def block_mask(mask_mod, q_len, kv_len):
-            return create_block_mask(mask_mod, B=enc.shape[0], H=None,
-                                     Q_LEN=q_len, KV_LEN=kv_len,
-                                     device=enc.device)
-
         le, ld = enc.shape[1], dec.shape[1]
-        self.encoder_mask = block_mask(encoder, le, le)
-        self.decoder_mask = block_mask(decoder, ld, ld)
-        self.cross_mask = block_mask(cross, ld, le)
+        self.encoder_mask = partial_block_mask(encoder, le, le, enc.device)
+        self.decoder_mask = partial_block_mask(decoder, ld, ld, enc.device)
+        self.cross_mask = partial_block_mask(cross, ld, le, enc.device)
 
     def _kernel_form(self, allowed):
         if self.attention == 'sdpa':

@@ -1,0 +1,21 @@
+# Paper Table "Performance of Architectures", CIFAR10 Two-stream row:
+# XLNet-style two-stream attention with shared weights and no decoder, in a
+# stack of 12 + 3 layers (the depth of encoder plus decoder of the other
+# rows). Blob segments 11 -> 5, as every row of that table.
+_base_ = [
+    './_base_/randsac_vit-tiny-p4_cifar10_1600e.py',
+    '../_base_/models/archs/vit-tiny-two-stream.py',
+]
+from randsac_mm.segments.config import with_segments  # noqa: E402
+
+model = dict(
+    backbone=dict(type='RandSACTwoStreamViT',
+                  # replaces the base's arch name
+                  arch=dict(_base_.encoder_arch, _delete_=True)),
+    neck=None)
+train_dataloader = dict(dataset=dict(pipeline=with_segments(
+    _base_.train_pipeline, segment='blob', num_segments=11, hierarchy=(5, ))))
+# Evaluated as the content stream through all 15 layers:
+eval_configs = dict(
+    linear='configs/benchmarks/linear/vit-tiny-p4-two-stream_8xb2048-linear-coslr-90e_cifar10.py',
+    finetune='configs/benchmarks/finetune/vit-tiny-p4-two-stream_8xb128-coslr-100e_cifar10.py')

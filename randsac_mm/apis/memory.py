@@ -1,0 +1,347 @@
+"""GPU memory of a pretraining step, measured on the CPU.
+
+A training step's peak memory is what stays (weights, gradients, optimizer
+state, and DDP's gradient buckets) plus the activations the forward pass
+saves for backward, which grow with the batch. The activations are
+measured, not modelled: the config's model runs its forward pass on the
+CPU under the config's precision with CUDA's attention kernel ('sdpa'),
+and ``torch.autograd.graph.saved_tensors_hooks`` records every tensor kept
+for backward. Two batch sizes give the bytes per sample and the fixed part
+(autocast's low-precision copies of the weights).
+
+:class:`PeakMemory` measures the real peak of a whole step (forward,
+backward, optimizer) on the CPU, to check the estimate against.
+"""
+import contextlib
+import os.path as osp
+import weakref
+
+import numpy as np
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+from torch.utils.weak import WeakIdKeyDictionary
+
+__all__ = ['PeakMemory', 'estimate_memory', 'memory_report', 'saved_bytes',
+           'saved_activation_bytes', 'step_precision', 'worst_case_layouts']
+
+GiB = 2**30
+
+
+class PeakMemory(TorchDispatchMode):
+    """The peak bytes of live tensor storage while the mode is on.
+
+    Every storage an operation creates is counted until it is freed;
+    storages alive when the mode starts (``external``: weights, optimizer
+    state) are counted throughout. A GPU's caching allocator needs at least
+    this much.
+
+    Args:
+        external (Iterable[torch.Tensor]): tensors alive before the step.
+    """
+
+    def __init__(self, external=()):
+        super().__init__()
+        self._live = WeakIdKeyDictionary()
+        self.current = 0
+        self.peak = 0
+        for tensor in external:
+            self._track(tensor)
+
+    def _track(self, tensor):
+        if not isinstance(tensor, torch.Tensor) or tensor.is_meta:
+            return
+        storage = tensor.untyped_storage()
+        if storage in self._live:
+            return
+        size = storage.nbytes()
+        self._live[storage] = weakref.finalize(storage, self._free, size)
+        self.current += size
+        self.peak = max(self.peak, self.current)
+
+    def _free(self, size):
+        self.current -= size
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for tensor in tree_flatten(out)[0]:
+            self._track(tensor)
+        return out
+
+
+def step_precision(cfg, device='cuda'):
+    """The autocast dtype the config's optimizer wrapper gives a step on
+    ``device``, or None for float32."""
+    wrapper = cfg.get('optim_wrapper', {})
+    kind = wrapper.get('type', 'OptimWrapper')
+    if kind == 'AmpOptimWrapper':
+        return getattr(torch, wrapper.get('dtype') or 'float16')
+    if kind == 'AutocastOptimWrapper':
+        types = wrapper.get('device_types')
+        if types is None or device in types:
+            return getattr(torch, wrapper.get('dtype', 'bfloat16'))
+    return None
+
+
+def worst_case_layouts(generator, batch_size, draws=256, seed=0):
+    """``batch_size`` layouts whose sequences are as long as in a large
+    batch: the trimmed lengths follow the batch's smallest first and last
+    segment, so the layouts of ``draws`` with the smallest ones are in
+    every batch (equal segments: any layouts).
+
+    Returns:
+        np.ndarray: int64 [batch_size, N].
+    """
+    from ..segments import make_layout
+    rng = np.random.default_rng(seed)
+    ranks = np.stack([make_layout(generator.spec, rng).token_rank
+                      for _ in range(draws)])
+    first = (ranks == 0).sum(1)
+    last = (ranks == ranks.max(1, keepdims=True)).sum(1)
+    pair = [int(last.argmin()), int(first.argmin())]
+    return ranks[[pair[i % 2] for i in range(batch_size)]]
+
+
+def to_fake(model):
+    """Turns ``model``'s weights into fake tensors, in place.
+
+    Under the returned ``FakeTensorMode`` it then runs the CPU's kernels,
+    autocast included, and keeps the same tensors for backward, with sizes
+    only and no arithmetic: a full batch of a large model takes a second.
+
+    Returns:
+        FakeTensorMode: the mode to run it under.
+    """
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    model._apply(mode.from_tensor)
+    return mode
+
+
+def saved_bytes(module, forward, dtype=None, mode=None):
+    """Bytes of the tensors ``forward()`` keeps for backward.
+
+    Weights of ``module`` are not counted (they are part of the step's
+    fixed memory); their autocast copies are. Storages are counted once
+    however many tensors view them.
+
+    Args:
+        module (nn.Module): whose weights ``forward`` uses, in train mode.
+        forward (Callable[[], Any]): runs the forward pass.
+        dtype (torch.dtype | None): autocast dtype, or None for float32.
+        mode (FakeTensorMode | None): the mode :func:`to_fake` gave for
+            ``module``; None computes for real.
+
+    Returns:
+        int: bytes.
+    """
+    saved = WeakIdKeyDictionary()
+    with mode or contextlib.nullcontext():
+        weights = WeakIdKeyDictionary(
+            {p.untyped_storage(): True for p in module.parameters()})
+
+        def pack(tensor):
+            storage = tensor.untyped_storage()
+            if storage not in weights:
+                saved[storage] = storage.nbytes()
+            return tensor
+
+        with torch.autocast('cpu', dtype=dtype or torch.float32,
+                            enabled=dtype is not None), \
+                torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = forward()
+        total = sum(saved.values())
+        del out
+    return total
+
+
+def saved_activation_bytes(model, batch_size, token_rank, dtype=None,
+                           mode=None):
+    """:func:`saved_bytes` of a pretraining model's training step.
+
+    Args:
+        model (RandSAC | MAE): in train mode, on the CPU.
+        batch_size (int): images.
+        token_rank (np.ndarray | None): int64 [B, N] (None: a model that
+            needs no layout, e.g. MAE).
+    """
+    size = tuple(model.backbone.img_size)
+    return saved_bytes(model, lambda: step_loss(
+        model, torch.zeros(batch_size, 3, *size), token_rank), dtype, mode)
+
+
+def step_loss(model, images, token_rank):
+    """The loss of a pretraining model's step (RandSAC or mmpretrain's
+    MAE) on preprocessed images."""
+    if token_rank is None:
+        return model.loss(images, [])['loss']
+    from ..models.utils import SegmentBatch
+    batch = SegmentBatch(token_rank, attention=model.attention_kernel(images)
+                         if model.attention == 'auto' else model.attention,
+                         device=images.device)
+    return model.segment_loss(images, batch)
+
+
+def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
+                    device='cuda'):
+    """The memory of one GPU in a pretraining config's training step.
+
+    The activations are measured at the batch itself (under
+    ``FakeTensorMode``, so without the arithmetic), and at two and four
+    images for the bytes per image that ``max_batch`` extrapolates with.
+
+    Args:
+        cfg (mmengine.Config): a pretraining config (RandSAC or MAE).
+        gpus (int): data-parallel processes (DDP gradient buckets when > 1;
+            FSDP, a config with ``strategy``, shards over them).
+        gpu_mem_gib (float): the memory a GPU has, for ``max_batch``.
+        batch_size (int | None): images per GPU (default: the config's).
+        device (str): the device whose precision the config's optimizer
+            wrapper gives (its autocast ``device_types``).
+
+    Returns:
+        dict: ``params`` (count), ``precision``, ``attention``,
+        ``activations_per_sample`` and ``activations_fixed`` (bytes saved
+        for backward), ``states`` (weights, optimizer state, DDP buckets or
+        FSDP shards: bytes), ``batch_size``, ``peak`` (bytes) and
+        ``max_batch`` (the largest batch whose peak fits
+        ``gpu_mem_gib``).
+
+    The peak is the states plus the larger of the saved activations (alive
+    at the end of the forward pass) and the gradients (alive at the end of
+    backward, the activations freed as they are made): on the CPU this
+    comes within 10% of the measured peak of a whole step (tests/apis).
+    """
+    from ..datasets.transforms import RandSACSegmentGenerator
+    from .config import build_model
+    model = build_model(cfg, init=False).train()  # sizes are all we need
+    is_randsac = hasattr(model, 'segment_loss')
+    if is_randsac:
+        model.attention = 'sdpa'  # CUDA's kernel ('auto' on a GPU)
+        generator = RandSACSegmentGenerator.from_config(cfg)
+    dtype = step_precision(cfg, device)
+    params = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    largest_layer = max(sum(p.numel() for p in layer.parameters())
+                        for layer in _layers(model))
+    mode = to_fake(model)
+    batch_size = batch_size or cfg.train_dataloader.batch_size
+    saved = {}
+    # Even batches: each holds the pair of worst-case layouts.
+    for n in sorted({2, 4, batch_size}):  # fake tensors: sizes only
+        ranks = worst_case_layouts(generator, n) if is_randsac else None
+        saved[n] = saved_activation_bytes(model, n, ranks, dtype, mode)
+    per_sample = (saved[4] - saved[2]) // 2
+    fixed = max(saved[2] - 2 * per_sample, 0)
+    fsdp = cfg.get('strategy', {}).get('type') == 'FSDPStrategy'
+    # float32 weights, AdamW's two moments, gradients; DDP keeps a bucket
+    # copy of the gradients, FSDP shards all of it and gathers one layer.
+    weights, moments, grads = 4 * params, 8 * trainable, 4 * trainable
+    if fsdp:
+        states = (weights + moments) / gpus + 2 * 4 * largest_layer
+        grads = grads / gpus
+    else:
+        states = weights + moments + (grads if gpus > 1 else 0)
+
+    def peak(batch):
+        activations = saved[batch] if batch in saved else \
+            fixed + per_sample * batch
+        return states + max(activations, grads)
+
+    budget = gpu_mem_gib * GiB
+    max_batch = int((budget - states - fixed) // per_sample) \
+        if per_sample else 0
+    if max_batch > 0 and peak(max_batch) > budget:
+        max_batch = 0
+    return dict(params=params, precision=str(dtype or torch.float32)[6:],
+                attention='sdpa' if is_randsac else 'mae',
+                activations_per_sample=per_sample,
+                activations_fixed=fixed, states=states,
+                gradients=grads, batch_size=batch_size,
+                peak=peak(batch_size), max_batch=max(max_batch, 0),
+                strategy='FSDP' if fsdp else ('DDP' if gpus > 1 else
+                                              'single'))
+
+
+def _layers(model):
+    """The transformer layers of a pretraining model (FSDP's units)."""
+    layers = list(model.backbone.layers)
+    neck = getattr(model, 'neck', None)
+    if neck is not None and hasattr(neck, 'layers'):
+        layers += list(neck.layers)
+    elif neck is not None and hasattr(neck, 'decoder_blocks'):
+        layers += list(neck.decoder_blocks)
+    return layers
+
+
+def memory_report(config, gpus=8, gpu_mem_gib=80.0, batch_size=None,
+                  cfg_options=None):
+    """:func:`estimate_memory` of a pretraining config, or for a downstream
+    config (mmseg/mmdet scope) the backbone's activations for one image,
+    windowed and global; with a printable ``line``.
+
+    Args:
+        config (str): config path.
+        cfg_options (dict | None): overrides merged into the config.
+    """
+    from mmengine.config import Config
+
+    import randsac_mm.registration  # noqa: F401  (registers)
+    cfg = Config.fromfile(config)
+    if cfg_options:
+        cfg.merge_from_dict(cfg_options)
+    name = osp.splitext(osp.basename(config))[0]
+    if cfg.get('default_scope', 'mmpretrain') == 'mmpretrain':
+        row = estimate_memory(cfg, gpus, gpu_mem_gib, batch_size)
+        fits = row['peak'] <= gpu_mem_gib * GiB
+        row.update(config=config, fits=fits, line=(
+            f"{name}: {row['params'] / 1e6:.0f}M params, {row['precision']}"
+            f", {row['strategy']}; activations "
+            f"{row['activations_per_sample'] / 2**20:.1f} MiB/image + "
+            f"{row['activations_fixed'] / 2**20:.0f} MiB, states "
+            f"{row['states'] / GiB:.2f} GiB; peak at batch "
+            f"{row['batch_size']}: {row['peak'] / GiB:.1f} GiB "
+            f"({'fits' if fits else 'does NOT fit'} {gpu_mem_gib:g} GiB); "
+            f"largest batch {row['max_batch']}"))
+        return row
+    return _downstream_report(cfg, config, name)
+
+
+def _downstream_report(cfg, config, name):
+    """The backbone's activations per image, windowed (as configured) and
+    global, with a fused attention kernel (flash or memory-efficient: no
+    attention matrix kept) and with the math kernel (softmax weights kept,
+    what runs where no fused kernel applies)."""
+    import copy
+
+    from mmengine.registry import MODELS, DefaultScope
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    import randsac_mm.downstream  # noqa: F401  (registers)
+    dtype = step_precision(cfg, 'cuda')
+    # The CPU measures bfloat16 for a float16 config: the same bytes.
+    dtype = torch.bfloat16 if dtype is not None else None
+    spec = copy.deepcopy(cfg.model.backbone)
+    spec.pop('init_cfg', None)
+    result = dict(config=config, precision=str(dtype or torch.float32)[6:])
+    windows = [('windowed', spec['window_size'])] \
+        if spec.get('window_size') else []
+    with DefaultScope.overwrite_default_scope(cfg.default_scope):
+        for label, window in windows + [('global', None)]:
+            backbone = MODELS.build(dict(spec, window_size=window))
+            backbone.train()  # (returns None for mmpretrain's backbones)
+            size = tuple(backbone.img_size)
+            mode = to_fake(backbone)
+            for kernel, backends in (('fused', [SDPBackend.FLASH_ATTENTION,
+                                                SDPBackend.EFFICIENT_ATTENTION]),
+                                     ('math', [SDPBackend.MATH])):
+                with sdpa_kernel(backends):
+                    result[f'{label}_{kernel}'] = saved_bytes(
+                        backbone, lambda: backbone(torch.zeros(1, 3, *size)),
+                        dtype, mode)
+    parts = [f"{label}: {result[label + '_fused'] / GiB:.2f} GiB fused "
+             f"attention, {result[label + '_math'] / GiB:.2f} GiB math"
+             for label, _ in windows + [('global', None)]]
+    result['line'] = (f'{name}: backbone activations per {size[0]}x{size[1]}'
+                      f' image, {result["precision"]}; ' + '; '.join(parts))
+    return result

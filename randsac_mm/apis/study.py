@@ -1,0 +1,417 @@
+"""The paper's ablations at CPU scale, on real images: the small-scale study.
+
+Each variant is a config under ``configs/small_scale/`` (its header cites
+the paper row it scales down). For every variant and seed the study
+pretrains it (mmengine's Runner, as ``tools/train.py`` would), keeping a
+checkpoint at every epoch of ``eval_epochs``, and reads out each of those
+checkpoints' frozen encoder on labelled Fashion-MNIST with
+``randsac_mm.evaluation``: the paper's linear probe, a weighted k-NN and an
+attentive probe. ``random`` is the same encoder initialised and not
+trained (epoch 0). One long run per variant and seed thus gives a learning
+curve.
+
+Everything lands in ``work_dir/runs/<variant>_seed<seed>/``: mmengine's
+checkpoints and logs, ``pretrain.json`` (settings, losses, time) and
+``eval_epoch<E>.json`` (settings, readouts). A finished run with the same
+settings is reused, an interrupted one resumes from its last checkpoint,
+and a readout missing from an evaluation is added to it, so a study may
+stop and continue across sessions.
+"""
+import json
+import math
+import os
+import os.path as osp
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+
+from .config import build_model, set_epochs
+from .frozen_eval import labelled_loaders
+from .paper import paper_figure
+from .scalars import logged_scalars
+
+__all__ = ['ORDERINGS', 'QUICK', 'READOUT_NAMES', 'StudySettings', 'VARIANTS',
+           'ordering_gaps', 'run_study', 'summarize']
+
+# name: (config under configs/small_scale, or None: the untrained encoder
+# of the base; the paper row it scales down).
+VARIANTS = {
+    'random': (None, 'no pretraining'),
+    'patch-raster': ('randsac_vit-mini-p4_patch-raster_fashion-mnist.py',
+                     'Serialization, patch-raster (ViT-T)'),
+    'patch-random': ('randsac_vit-mini-p4_patch-random_fashion-mnist.py',
+                     'Serialization, patch-random (ViT-T)'),
+    'square-m2': ('randsac_vit-mini-p4_square-m2_fashion-mnist.py',
+                  'Square size M=2 (ViT-T)'),
+    'square-16to4': ('randsac_vit-mini-p4_square-m2-16to4_fashion-mnist.py',
+                     'Hierarchy, square 16 -> 4 (ViT-T)'),
+    'blob-k7': ('randsac_vit-mini-p4_blob-k7_fashion-mnist.py',
+                'Segment Coherence, K=7 (ViT-T)'),
+    'blob-k7-shuffle': ('randsac_vit-mini-p4_blob-k7-shuffle_fashion-mnist.py',
+                        'Segment Coherence, Shuffle K=7 (ViT-T)'),
+    'blob-7to3': ('randsac_vit-mini-p4_blob-7to3_fashion-mnist.py',
+                  'Hierarchy, blob 7 -> 3 (ViT-T)'),
+    'two-stream': (
+        'randsac_vit-mini-p4_blob-11to5_two-stream_fashion-mnist.py',
+        'Architectures, two-stream, blob 11 -> 5 (ViT-T)'),
+    'transformer': (
+        'randsac_vit-mini-p4_blob-11to5_transformer_fashion-mnist.py',
+        'Architectures, transformer, blob 11 -> 5 (ViT-T)'),
+    'transformer-skip': (
+        'randsac_vit-mini-p4_blob-11to5_transformer-skip_fashion-mnist.py',
+        'Architectures, transformer-skip, blob 11 -> 5 (ViT-T)'),
+    'mae': ('mae_vit-mini-p4_fashion-mnist.py',
+            'Low-data, MAE, decoder matched (ViT-S)'),
+}
+# The config every variant's untrained encoder comes from.
+RANDOM_BASE = 'randsac_vit-mini-p4_square-m2_fashion-mnist.py'
+# The paper's findings as (worse, better, what the paper shows).
+ORDERINGS = [
+    ('random', 'square-m2', 'pretraining helps at all'),
+    ('patch-raster', 'patch-random',
+     'Table "Serialization": random order beats raster'),
+    ('patch-random', 'square-m2',
+     'Table "Segments": squares beat single patches'),
+    ('patch-random', 'blob-k7',
+     'Table "Segments": blobs beat single patches'),
+    ('blob-k7-shuffle', 'blob-k7',
+     'Table "Segment Coherence": coherent beats shuffled'),
+    ('patch-random', 'blob-k7-shuffle',
+     'Table "Segment Coherence": shuffled still beats patch-random'),
+    ('square-m2', 'square-16to4',
+     'Table "Hierarchical Segment Prediction": square 16 -> 4 beats flat 16'),
+    ('blob-k7', 'blob-7to3',
+     'Table "Hierarchical Segment Prediction": blob 7 -> 3 beats flat 7'),
+    ('two-stream', 'transformer',
+     'Table "Performance of Architectures": transformer beats two-stream'),
+    ('transformer', 'transformer-skip',
+     'Table "Performance of Architectures": the skip layer helps'),
+    ('mae', 'transformer-skip',
+     'Table "Low-data pre-training": RandSAC beats MAE'),
+]
+READOUT_NAMES = {'linear': 'linear probe', 'knn': 'k-NN (k=20)',
+                 'attentive': 'attentive probe'}
+# What the test suite runs: 3 variants, 1 seed, 1 epoch on 256 images.
+QUICK = dict(variants=['random', 'patch-raster', 'square-m2'], seeds=[0],
+             epochs=1, train_images=256, test_images=512, probe_epochs=10)
+
+
+@dataclass
+class StudySettings:
+    """What a study runs.
+
+    Args:
+        configs (str): the folder of the variants' configs.
+        eval_data (str): the labelled data config (Fashion-MNIST).
+        variants (list[str]): names of ``VARIANTS``.
+        seeds (list[int]): one run per variant and seed.
+        epochs (int | None): pretraining length (default: the configs').
+        eval_epochs (list[int] | None): the epochs whose checkpoints are
+            read out, increasing, the last being the run's length (default:
+            the last epoch only).
+        readouts (list[str]): of ``READOUT_NAMES``.
+        train_images, test_images (int | None): the first so many images
+            (default: the configs' 6000 and all 10,000).
+        probe_epochs (int): the probes' epochs on the cached features.
+        data_root (str | None): Fashion-MNIST's IDX files (default: the
+            configs').
+        work_dir (str): where runs and results go.
+        quick (bool): log every iteration (short runs log several losses).
+    """
+    configs: str
+    eval_data: str
+    variants: list = field(default_factory=lambda: list(VARIANTS))
+    seeds: list = field(default_factory=lambda: [0, 1, 2])
+    epochs: int = None
+    eval_epochs: list = None
+    readouts: list = field(default_factory=lambda: ['linear', 'knn'])
+    train_images: int = None
+    test_images: int = None
+    probe_epochs: int = 90
+    data_root: str = None
+    work_dir: str = 'work_dirs/small_scale_study'
+    quick: bool = False
+
+    def __post_init__(self):
+        unknown = sorted(set(self.variants) - set(VARIANTS))
+        if unknown:
+            raise ValueError(f'variants: unknown {unknown}; allowed: '
+                             f'{list(VARIANTS)}')
+        unknown = sorted(set(self.readouts) - set(READOUT_NAMES))
+        if unknown:
+            raise ValueError(f'readouts: unknown {unknown}; allowed: '
+                             f'{list(READOUT_NAMES)}')
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f'seeds must be distinct, got {self.seeds}')
+        length = self.epochs or self.config_epochs()
+        if self.eval_epochs is None:
+            self.eval_epochs = [length]
+        if sorted(set(self.eval_epochs)) != list(self.eval_epochs) or \
+                self.eval_epochs[0] < 1 or self.eval_epochs[-1] != length:
+            raise ValueError(
+                'eval_epochs must increase, start at >= 1 and end at the '
+                f"run's length {length}, got {self.eval_epochs}")
+
+    def config_epochs(self):
+        """The pretraining length the study's configs set."""
+        from mmengine.config import Config
+        return Config.fromfile(osp.join(
+            self.configs, RANDOM_BASE)).train_cfg.max_epochs
+
+
+def variant_config(name, settings):
+    """The variant's pretraining config with the study's overrides."""
+    from mmengine.config import Config
+    cfg = Config.fromfile(osp.join(settings.configs,
+                                   VARIANTS[name][0] or RANDOM_BASE))
+    dataset = cfg.train_dataloader.dataset
+    if settings.train_images:
+        dataset.indices = settings.train_images
+    if settings.data_root:
+        dataset.data_root = settings.data_root
+    if settings.epochs:
+        set_epochs(cfg, settings.epochs)
+    if settings.quick:  # so that a run of a few iterations logs several
+        cfg.default_hooks.logger.interval = 1
+    return cfg
+
+
+def checkpoint_name(epoch):
+    """mmengine's file name of a run's checkpoint after ``epoch``."""
+    return f'epoch_{epoch}.pth'
+
+
+def run_dir(name, seed, settings):
+    return osp.join(settings.work_dir, 'runs', f'{name}_seed{seed}')
+
+
+def pretrain(name, seed, settings, need_checkpoints=True):
+    """Pretrains one variant with one seed, keeping a checkpoint at every
+    epoch of ``settings.eval_epochs``; reuses a finished run with the same
+    settings (without its checkpoints when ``need_checkpoints`` is False:
+    every readout is already recorded) and resumes an interrupted one.
+
+    Returns:
+        dict: ``settings``, ``checkpoints`` ({str(epoch): file name in the
+        run's folder}), ``first_loss``, ``final_loss``, ``epoch_losses``
+        (the last logged loss of each epoch), ``resumed_from`` and
+        ``minutes``.
+    """
+    from mmengine.runner import Runner
+
+    from ..checkpoint import latest_checkpoint
+    folder = run_dir(name, seed, settings)
+    record = osp.join(folder, 'pretrain.json')
+    wanted = dict(variant=name, config=VARIANTS[name][0], seed=seed,
+                  epochs=settings.epochs, train_images=settings.train_images,
+                  data_root=settings.data_root)
+    checkpoints = {str(e): checkpoint_name(e) for e in settings.eval_epochs}
+    if osp.exists(record):
+        with open(record) as f:
+            done = json.load(f)
+        if done['settings'] == wanted and (not need_checkpoints or all(
+                osp.isfile(osp.join(folder, p))
+                for p in checkpoints.values())):
+            return done
+        raise RuntimeError(
+            f'{folder} holds a run of other settings ({done["settings"]}, '
+            f'asked {wanted}) or lacks a checkpoint of eval_epochs '
+            f'{settings.eval_epochs}: give another work dir or remove it')
+    start = time.time()
+    cfg = variant_config(name, settings)
+    cfg.randomness = dict(seed=seed)
+    cfg.work_dir = folder
+    cfg.experiment_name = f'{name}_seed{seed}'
+    # A checkpoint at every evaluated epoch (and those between them at the
+    # same interval); all kept.
+    cfg.default_hooks.checkpoint.interval = math.gcd(*settings.eval_epochs)
+    cfg.default_hooks.checkpoint.max_keep_ckpts = -1
+    resume_from = latest_checkpoint(folder) if osp.isdir(folder) else None
+    if resume_from is not None:  # an interrupted run continues exactly
+        cfg.resume, cfg.load_from = True, resume_from
+    Runner.from_cfg(cfg).train()
+    losses = logged_scalars(folder)
+    done = dict(settings=wanted, checkpoints=checkpoints,
+                first_loss=losses[0]['value'] if losses else None,
+                final_loss=losses[-1]['value'] if losses else None,
+                epoch_losses={str(r['epoch']): r['value'] for r in losses},
+                resumed_from=resume_from and osp.basename(resume_from),
+                minutes=(time.time() - start) / 60)
+    with open(record, 'w') as f:
+        json.dump(done, f, indent=2)
+    return done
+
+
+def recorded_readouts(name, seed, epoch, settings, checkpoint=None):
+    """What ``eval_epoch<epoch>.json`` holds for these settings, and its
+    path: ``({'settings': ...}, path)`` when nothing is recorded yet."""
+    cache = osp.join(run_dir(name, seed, settings),
+                     f'eval_epoch{epoch}.json')
+    wanted = dict(checkpoint=checkpoint, train_images=settings.train_images,
+                  test_images=settings.test_images,
+                  probe_epochs=settings.probe_epochs,
+                  data_root=settings.data_root)
+    if osp.exists(cache):
+        with open(cache) as f:
+            cached = json.load(f)
+        if cached['settings'] == wanted:
+            return cached, cache
+    return dict(settings=wanted), cache
+
+
+def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
+    """The frozen encoder's readouts at one checkpoint (a file name in the
+    run's folder; None: the untrained encoder), cached in
+    ``eval_epoch<epoch>.json``; readouts already there are kept."""
+    from ..evaluation import evaluate_frozen
+    folder = run_dir(name, seed, settings)
+    done, cache = recorded_readouts(name, seed, epoch, settings, checkpoint)
+    missing = [r for r in settings.readouts if r not in done]
+    if missing:
+        start = time.time()
+        model = build_model(variant_config(name, settings), checkpoint and
+                            osp.join(folder, checkpoint), seed=seed)
+        done.update(evaluate_frozen(model, *loaders,
+                                    probe_epochs=settings.probe_epochs,
+                                    seed=seed, readouts=missing))
+        done['eval_minutes'] = done.get('eval_minutes', 0.0) + \
+            (time.time() - start) / 60
+        os.makedirs(folder, exist_ok=True)
+        with open(cache, 'w') as f:
+            json.dump(done, f, indent=2)
+    return done
+
+
+def run_one(name, seed, settings, loaders):
+    """Pretrains one variant with one seed and reads it out at every epoch
+    of ``settings.eval_epochs`` (the untrained encoder: epoch 0 only).
+
+    Returns:
+        list[dict]: one record per read-out epoch.
+    """
+    if VARIANTS[name][0] is None:
+        result = evaluate(name, seed, 0, settings, loaders)
+        return [dict(variant=name, seed=seed, epoch=0, loss=None,
+                     pretrain_minutes=0.0,
+                     **{r: result[r] for r in settings.readouts})]
+    # Checkpoints are needed only for readouts not yet recorded (a study's
+    # records may outlive its checkpoints, e.g. when kept in the repo).
+    recorded = all(
+        set(settings.readouts) <= set(recorded_readouts(
+            name, seed, epoch, settings, checkpoint_name(epoch))[0])
+        for epoch in settings.eval_epochs)
+    trained = pretrain(name, seed, settings, need_checkpoints=not recorded)
+    records = []
+    for epoch in settings.eval_epochs:
+        result = evaluate(name, seed, epoch, settings, loaders,
+                          trained['checkpoints'][str(epoch)])
+        records.append(dict(
+            variant=name, seed=seed, epoch=epoch,
+            loss=trained['epoch_losses'].get(str(epoch)),
+            pretrain_minutes=trained['minutes'],
+            **{r: result[r] for r in settings.readouts}))
+    return records
+
+
+def summarize(records, variants, readouts):
+    """Mean and standard deviation over seeds, per variant and readout, of
+    the records of one epoch."""
+    summary = {}
+    for name in variants:
+        mine = [r for r in records if r['variant'] == name]
+        if not mine:
+            continue
+        entry = dict(seeds=[r['seed'] for r in mine],
+                     paper_row=VARIANTS[name][1], config=VARIANTS[name][0],
+                     paper_linear=paper_figure(VARIANTS[name][0]))
+        for readout in readouts:
+            values = [r[readout] for r in mine]
+            entry[readout] = dict(
+                values=values, mean=statistics.fmean(values),
+                std=statistics.stdev(values) if len(values) > 1 else None)
+        summary[name] = entry
+    return summary
+
+
+def ordering_gaps(summaries, readouts):
+    """Each paper ordering's gap (better - worse mean, percentage points)
+    and its standard error, sqrt(s_w^2 / n_w + s_b^2 / n_b), at every
+    epoch both variants were read out, and a verdict at the longest:
+    'holds' (gap > 2 SE), 'reversed' (gap < -2 SE) or 'undecided'.
+
+    Args:
+        summaries (dict): {epoch: :func:`summarize` of that epoch}.
+    """
+    orderings = []
+    for worse, better, paper in ORDERINGS:
+        epochs = [e for e, s in summaries.items()
+                  if worse in s and better in s]
+        if not epochs:
+            continue
+        entry = dict(worse=worse, better=better, paper=paper, readouts={})
+        for readout in readouts:
+            per_epoch = []
+            for epoch in epochs:
+                low = summaries[epoch][worse][readout]
+                high = summaries[epoch][better][readout]
+                gap = high['mean'] - low['mean']
+                se = None if low['std'] is None or high['std'] is None \
+                    else math.sqrt(low['std']**2 / len(low['values']) +
+                                   high['std']**2 / len(high['values']))
+                per_epoch.append(dict(epoch=epoch, gap=gap, se=se))
+            last = per_epoch[-1]
+            if last['se'] is None:
+                verdict = 'one seed: no standard error'
+            elif last['gap'] > 2 * last['se']:
+                verdict = 'holds'
+            elif last['gap'] < -2 * last['se']:
+                verdict = 'reversed'
+            else:
+                verdict = 'undecided (within 2 SE)'
+            entry['readouts'][readout] = dict(by_epoch=per_epoch,
+                                              verdict=verdict)
+        orderings.append(entry)
+    return orderings
+
+
+def run_study(settings, log=print):
+    """Runs (or reuses) every run of the study and writes its results.
+
+    Writes to ``settings.work_dir``: ``study.json`` (settings, every record,
+    the summary per epoch, the orderings), ``study.md`` (tables),
+    ``study.png`` (bars at the last epoch) and, with several read-out
+    epochs, ``curve.png`` (accuracy against epochs).
+
+    Returns:
+        dict: what study.json holds.
+    """
+    os.makedirs(osp.join(settings.work_dir, 'runs'), exist_ok=True)
+    loaders = labelled_loaders(settings.eval_data, settings.train_images,
+                               settings.test_images, settings.data_root)
+    records = []
+    total = len(settings.variants) * len(settings.seeds)
+    done = 0
+    # Seed-major: a study stopped early has every variant at some seeds.
+    for seed in settings.seeds:
+        for name in settings.variants:
+            done += 1
+            for record in run_one(name, seed, settings, loaders):
+                records.append(record)
+                shown = ', '.join(f'{READOUT_NAMES[r]} {record[r]:.2f}%'
+                                  for r in settings.readouts)
+                log(f'[study {done}/{total}] {name} seed {seed} epoch '
+                    f"{record['epoch']}: {shown}")
+    # The untrained encoder (epoch 0) is the baseline at every epoch.
+    summaries = {epoch: summarize(
+        [r for r in records if r['epoch'] in (0, epoch)], settings.variants,
+        settings.readouts) for epoch in settings.eval_epochs}
+    orderings = ordering_gaps(summaries, settings.readouts)
+    result = dict(settings=asdict(settings), records=records,
+                  summary={str(e): s for e, s in summaries.items()},
+                  orderings=orderings,
+                  pretrain_minutes=sum(
+                      r['pretrain_minutes'] for r in records
+                      if r['epoch'] == settings.eval_epochs[-1]))
+    from .study_report import write_report
+    write_report(result, settings)
+    return result

@@ -1,0 +1,141 @@
+"""What the small-scale study writes: tables, verdicts and charts."""
+import json
+import os.path as osp
+
+__all__ = ['bar_chart', 'curve_chart', 'markdown', 'write_report']
+
+
+def _cell(stats):
+    std = '-' if stats['std'] is None else f"{stats['std']:.2f}"
+    return f"{stats['mean']:.2f} ± {std}"
+
+
+def _gap(point):
+    se = '-' if point['se'] is None else f"{point['se']:.2f}"
+    return f"{point['gap']:+.2f} ± {se}"
+
+
+def markdown(result):
+    """The study's tables: per read-out epoch, every variant's readouts
+    (mean ± standard deviation over seeds) beside the paper's CIFAR10
+    linear probe; then each paper ordering's gap ± standard error at each
+    epoch, per readout, and its verdict at the longest."""
+    from .study import READOUT_NAMES
+    settings = result['settings']
+    readouts = settings['readouts']
+    lines = []
+    for epoch, summary in result['summary'].items():
+        lines += [f'### After {epoch} epochs', '',
+                  '| variant | paper row | paper CIFAR10 LIN | ' +
+                  ' | '.join(f'ours {READOUT_NAMES[r]}' for r in readouts) +
+                  ' |',
+                  '| --- | --- | ---: | ' + ' | '.join(
+                      '---:' for _ in readouts) + ' |']
+        for name, s in summary.items():
+            paper = f"{s['paper_linear']:.2f}" \
+                if s['paper_linear'] is not None else '-'
+            lines.append(f"| {name} | {s['paper_row']} | {paper} | " +
+                         ' | '.join(_cell(s[r]) for r in readouts) + ' |')
+        lines.append('')
+    lines += [f"Mean ± standard deviation over seeds {settings['seeds']}; "
+              "'random' is the untrained encoder.", '']
+    epochs = [int(e) for e in result['summary']]
+    for readout in readouts:
+        lines += [f'#### Paper orderings, {READOUT_NAMES[readout]}: gap ± '
+                  'standard error (points)', '',
+                  '| paper ordering | ' + ' | '.join(
+                      f'{e} ep' for e in epochs) + ' | at the longest |',
+                  '| --- | ' + ' | '.join('---:' for _ in epochs) +
+                  ' | --- |']
+        for o in result['orderings']:
+            r = o['readouts'][readout]
+            by_epoch = {p['epoch']: _gap(p) for p in r['by_epoch']}
+            lines.append(f"| {o['worse']} < {o['better']}: {o['paper']} | "
+                         + ' | '.join(by_epoch.get(e, '-') for e in epochs)
+                         + f" | {r['verdict']} |")
+        lines.append('')
+    return '\n'.join(lines)
+
+
+def bar_chart(summary, readouts, path, title):
+    """Bars (mean, error bar: standard deviation) per variant and readout
+    at one epoch."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .study import READOUT_NAMES
+    names = list(summary)
+    x = np.arange(len(names))
+    width = 0.8 / len(readouts)
+    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(names) + 2), 4))
+    for i, readout in enumerate(readouts):
+        means = [summary[n][readout]['mean'] for n in names]
+        stds = [summary[n][readout]['std'] or 0 for n in names]
+        ax.bar(x + (i - (len(readouts) - 1) / 2) * width, means, width,
+               yerr=stds, capsize=3, label=READOUT_NAMES[readout])
+    values = [summary[n][r]['mean'] for n in names for r in readouts]
+    ax.set_ylim(max(0, min(values) - 5), min(100, max(values) + 3))
+    ax.set_xticks(x, names, rotation=35, ha='right')
+    ax.set_ylabel('Fashion-MNIST test top-1 (%)')
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(axis='y', alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def curve_chart(result, path):
+    """Accuracy against pretraining epochs, one line per variant (error
+    bars: standard deviation over seeds), one panel per readout; the
+    untrained encoder as a dashed line."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    from .study import READOUT_NAMES
+    readouts = result['settings']['readouts']
+    summaries = {int(e): s for e, s in result['summary'].items()}
+    epochs = sorted(summaries)
+    variants = [v for v in result['settings']['variants'] if v != 'random']
+    fig, axes = plt.subplots(1, len(readouts),
+                             figsize=(5 * len(readouts), 4), squeeze=False)
+    for ax, readout in zip(axes[0], readouts):
+        for name in variants:
+            points = [(e, summaries[e][name][readout]) for e in epochs
+                      if name in summaries[e]]
+            ax.errorbar([e for e, _ in points], [s['mean'] for _, s in points],
+                        yerr=[s['std'] or 0 for _, s in points], capsize=3,
+                        marker='o', markersize=3, label=name)
+        random = summaries[epochs[-1]].get('random')
+        if random:
+            ax.axhline(random[readout]['mean'], color='grey', ls='--',
+                       label='random (untrained)')
+        ax.set_xlabel('pretraining epochs')
+        ax.set_ylabel('Fashion-MNIST test top-1 (%)')
+        ax.set_title(READOUT_NAMES[readout])
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle('RandSAC small-scale study: frozen ViT-mini/4 features '
+                 'along training (mean ± std over seeds)', fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_report(result, settings):
+    """study.json, study.md, study.png and (several epochs) curve.png."""
+    folder = settings.work_dir
+    with open(osp.join(folder, 'study.json'), 'w') as f:
+        json.dump(result, f, indent=2)
+    with open(osp.join(folder, 'study.md'), 'w') as f:
+        f.write(markdown(result))
+    last = str(settings.eval_epochs[-1])
+    bar_chart(result['summary'][last], settings.readouts,
+              osp.join(folder, 'study.png'),
+              f'RandSAC small-scale study after {last} epochs: frozen '
+              'ViT-mini/4 features (mean ± std over seeds)')
+    if len(settings.eval_epochs) > 1:
+        curve_chart(result, osp.join(folder, 'curve.png'))

@@ -1,3 +1,0 @@
-from .atomic_local_backend import AtomicLocalBackend
-
-__all__ = ['AtomicLocalBackend']

@@ -1,0 +1,73 @@
+"""mmpretrain's ViT encoder layer, with a mask and a two-stream query path."""
+from mmpretrain.models.backbones.vision_transformer import (
+    TransformerEncoderLayer,
+)
+from torch.nn import functional as F
+
+from ..utils import attention_dropout, attention_output, multihead_attention
+
+__all__ = ['SegmentCausalLayer', 'make_segment_causal']
+
+
+class SegmentCausalLayer(TransformerEncoderLayer):
+    """``TransformerEncoderLayer`` whose ``forward`` takes a mask.
+
+    It adds no parameter or state: the layers mmpretrain's
+    ``VisionTransformer`` builds become this class in place
+    (:func:`make_segment_causal`), so parameter names, initialisation and
+    checkpoints stay mmpretrain's. Every masked computation runs inside this
+    module's own ``forward``, so wrappers that act on module calls (FSDP
+    units gathering their shards, activation checkpointing) see it.
+    """
+
+    def forward(self, x, mask=None, content=None):
+        """Args:
+            x (torch.Tensor): [B, L, C], the layer's input; for the query
+                stream, the queries [B, Lq, C].
+            mask (torch.Tensor | BlockMask | None): [B|1, 1, L, Lk] in the
+                form of the attention kernel (see ``multihead_attention``);
+                None: full attention, mmpretrain's own forward.
+            content (torch.Tensor | None): two-stream query stream: the
+                content stream's input of this layer [B, Lk, C], from which
+                keys and values come, with the same weights (XLNet).
+
+        Returns:
+            torch.Tensor: [B, L, C].
+        """
+        if mask is None and content is None:
+            return super().forward(x)
+        attn = self.attn
+        if content is None:
+            q, k, v = attn.qkv(self.ln1(x)).chunk(3, dim=-1)
+        else:
+            channels = x.shape[-1]
+            weight, bias = attn.qkv.weight, attn.qkv.bias
+            q = F.linear(self.ln1(x), weight[:channels],
+                         None if bias is None else bias[:channels])
+            k, v = F.linear(self.ln1(content), weight[channels:],
+                            None if bias is None else bias[channels:]
+                            ).chunk(2, dim=-1)
+        out = multihead_attention(q, k, v, attn.num_heads, mask,
+                                  attention_dropout(attn))
+        x = x + attention_output(attn, out)
+        return self.ffn(self.ln2(x), identity=x)
+
+
+def make_segment_causal(layers):
+    """Turns mmpretrain ``TransformerEncoderLayer``s into
+    ``SegmentCausalLayer``s in place (mmpretrain builds the layer class
+    itself and offers no argument to choose it)."""
+    for layer in layers:
+        if type(layer) not in (TransformerEncoderLayer, SegmentCausalLayer):
+            raise TypeError(f'expected mmpretrain TransformerEncoderLayer, '
+                            f'got {type(layer).__name__}')
+        if layer.attn.v_shortcut:
+            raise ValueError('SegmentCausalLayer: v_shortcut attention is '
+                             'not supported')
+        layer.__class__ = SegmentCausalLayer
+        # mmpretrain gives stochastic depth rates as numpy scalars (from
+        # np.linspace); torch.compile reads a branch on one as data-
+        # dependent. Same value as a Python float.
+        for module in layer.modules():
+            if hasattr(module, 'drop_prob'):
+                module.drop_prob = float(module.drop_prob)

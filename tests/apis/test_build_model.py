@@ -1,0 +1,43 @@
+"""build_model: a config's model as the Runner builds it."""
+import os.path as osp
+
+import pytest
+import torch
+from mmengine.config import Config
+
+from randsac_mm.apis.config import build_model
+from randsac_mm.visualization.reconstruction import predict_images
+
+from ..conftest import REPO_ROOT
+
+CONFIG = osp.join(REPO_ROOT, 'configs', 'small_scale',
+                  'randsac_vit-mini-p4_square-m2_fashion-mnist.py')
+
+
+def test_model_normalises_with_the_configs_preprocessor():
+    cfg = Config.fromfile(CONFIG)
+    model = build_model(cfg)
+    preprocessor = model.data_preprocessor
+    assert preprocessor._enable_normalize
+    assert preprocessor.mean.flatten().tolist() == pytest.approx(
+        cfg.data_preprocessor.mean)
+    assert preprocessor.std.flatten().tolist() == pytest.approx(
+        cfg.data_preprocessor.std)
+
+
+def test_seed_gives_the_same_untrained_model_and_checkpoint_loads(tmp_path):
+    cfg = Config.fromfile(CONFIG)
+    a, b, c = (build_model(cfg, seed=s) for s in (3, 3, 4))
+    key = 'backbone.layers.0.attn.qkv.weight'
+    assert torch.equal(a.state_dict()[key], b.state_dict()[key])
+    assert not torch.equal(a.state_dict()[key], c.state_dict()[key])
+    torch.save(dict(state_dict=a.state_dict()), tmp_path / 'a.pth')
+    loaded = build_model(cfg, str(tmp_path / 'a.pth'), seed=4)
+    assert torch.equal(loaded.state_dict()[key], a.state_dict()[key])
+
+
+def test_predict_images_refuses_a_model_that_would_not_normalise():
+    from mmpretrain.registry import MODELS
+    model = MODELS.build(Config.fromfile(CONFIG).model)  # no preprocessor
+    with pytest.raises(ValueError, match='build_model'):
+        predict_images(model, None, None)

@@ -1,0 +1,113 @@
+"""Exports to timm and transformers compute our frozen feature: loaded with
+the real libraries, from the files alone, on the same images (1e-5)."""
+import json
+
+import pytest
+import torch
+from mmengine.config import Config
+
+import randsac_mm.registration  # noqa: F401
+from randsac_mm.apis.config import build_model
+from randsac_mm.apis.export import export_hf, export_timm, load_model
+from randsac_mm.evaluation.frozen_features import pooled
+
+from ..conftest import REPO_ROOT, run_tool
+
+SMALL = f'{REPO_ROOT}/configs/small_scale/'
+CONFIGS = {
+    'randsac': SMALL + 'randsac_vit-mini-p4_blob-k7_fashion-mnist.py',
+    'two-stream': SMALL +
+    'randsac_vit-mini-p4_blob-11to5_two-stream_fashion-mnist.py',
+    'mae': SMALL + 'mae_vit-mini-p4_fashion-mnist.py',
+}
+
+
+def checkpoint(kind, tmp_path):
+    """A checkpoint as mmengine writes it (weights and the config text),
+    of a randomly initialised model of the config, its weights moved off
+    their initial values so every tensor matters."""
+    cfg = Config.fromfile(CONFIGS[kind])
+    model = build_model(cfg, seed=0)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    path = tmp_path / f'{kind}.pth'
+    torch.save(dict(state_dict=model.state_dict(),
+                    meta=dict(cfg=cfg.pretty_text)), path)
+    return path
+
+
+def our_feature(model, images):
+    with torch.no_grad():
+        out = model.extract_feat(images)
+    return pooled(out[-1] if isinstance(out, tuple) else out)
+
+
+@pytest.mark.parametrize('kind', list(CONFIGS))
+def test_exports_compute_our_feature(kind, tmp_path):
+    import timm
+    from transformers import AutoModel
+    model, cfg = load_model(checkpoint(kind, tmp_path))
+    images = torch.randn(3, 3, 32, 32)
+    ours = our_feature(model, images)
+    export_timm(model, cfg, tmp_path / 'timm')
+    meta = json.loads((tmp_path / 'timm' / 'timm_model.json').read_text())
+    theirs = timm.create_model(
+        meta['model_name'], pretrained=True, pretrained_cfg_overlay=dict(
+            file=str(tmp_path / 'timm' / 'model.safetensors')),
+        **meta['kwargs']).eval()
+    with torch.no_grad():
+        torch.testing.assert_close(theirs(images), ours, rtol=1e-5,
+                                   atol=1e-5)
+    export_hf(model, cfg, tmp_path / 'hf')
+    hf = AutoModel.from_pretrained(tmp_path / 'hf').eval()
+    expected = 'ViTModel' if kind == 'mae' else 'IJepaModel'
+    assert type(hf).__name__ == expected
+    with torch.no_grad():
+        tokens = hf(pixel_values=images).last_hidden_state
+    patches = tokens[:, 1:] if kind == 'mae' else tokens
+    torch.testing.assert_close(patches.mean(1), ours, rtol=1e-5, atol=1e-5)
+    # The normalisation travels with the files: the configs' pixel
+    # statistics, on the 0..1 scale.
+    assert meta['pretrained_cfg']['mean'] == pytest.approx(
+        [m / 255 for m in cfg.data_preprocessor.mean])
+    processor = json.loads((tmp_path / 'hf' /
+                            'preprocessor_config.json').read_text())
+    assert processor['image_std'] == pytest.approx(
+        [s / 255 for s in cfg.data_preprocessor.std])
+
+
+def test_a_changed_weight_changes_the_export(tmp_path):
+    """Guards the test above against comparing a model with itself."""
+    import timm
+    model, cfg = load_model(checkpoint('randsac', tmp_path))
+    images = torch.randn(2, 3, 32, 32)
+    ours = our_feature(model, images)
+    with torch.no_grad():
+        model.backbone.layers[3].ffn.layers[1].weight.mul_(1.5)
+    export_timm(model, cfg, tmp_path / 'timm')
+    meta = json.loads((tmp_path / 'timm' / 'timm_model.json').read_text())
+    theirs = timm.create_model(meta['model_name'], pretrained=True,
+                               pretrained_cfg_overlay=dict(file=str(
+                                   tmp_path / 'timm' / 'model.safetensors')),
+                               **meta['kwargs']).eval()
+    with torch.no_grad():
+        assert not torch.allclose(theirs(images), ours, atol=1e-4)
+
+
+def test_the_tool_writes_both_formats(tmp_path):
+    out = run_tool(['tools/model_converters/export.py',
+                    checkpoint('randsac', tmp_path), '--out-dir',
+                    tmp_path / 'export'])
+    assert sorted(p.name for p in (tmp_path / 'export' / 'hf').iterdir()) \
+        == ['config.json', 'model.safetensors', 'preprocessor_config.json']
+    assert sorted(p.name for p in (tmp_path / 'export' / 'timm').iterdir()) \
+        == ['model.safetensors', 'timm_model.json']
+    assert out.stdout.count('wrote ') == 2
+
+
+def test_a_checkpoint_without_config_needs_one(tmp_path):
+    path = tmp_path / 'bare.pth'
+    torch.save(dict(state_dict={}), path)
+    with pytest.raises(ValueError, match='stores no config: give --config'):
+        load_model(path)

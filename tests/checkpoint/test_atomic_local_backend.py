@@ -1,0 +1,90 @@
+"""Checkpoint writes are whole or absent, even when the writer is killed."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from mmengine.fileio import get_file_backend
+
+from randsac_mm.checkpoint import AtomicLocalBackend
+from randsac_mm.checkpoint.latest import latest_checkpoint
+
+
+def backend():
+    return get_file_backend('x', backend_args=dict(backend='atomic_local'))
+
+
+def test_registered_and_writes_bytes_and_text(tmp_path):
+    b = backend()
+    assert isinstance(b, AtomicLocalBackend)
+    b.put(b'abc', tmp_path / 'sub' / 'f.pth')
+    b.put_text('path', tmp_path / 'last_checkpoint')
+    assert (tmp_path / 'sub' / 'f.pth').read_bytes() == b'abc'
+    assert (tmp_path / 'last_checkpoint').read_text() == 'path'
+    # Permissions follow the umask, like open(); no temporary file left.
+    mode = (tmp_path / 'sub' / 'f.pth').stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    assert mode == 0o666 & ~umask
+    assert sorted(p.name for p in (tmp_path / 'sub').iterdir()) == ['f.pth']
+
+
+def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
+    target = tmp_path / 'epoch_1.pth'
+    backend().put(b'old complete checkpoint', target)
+
+    def crash(*args):
+        raise OSError('disk full')
+    monkeypatch.setattr(os, 'replace', crash)
+    with pytest.raises(OSError, match='disk full'):
+        backend().put(b'new', target)
+    assert target.read_bytes() == b'old complete checkpoint'
+    assert [p.name for p in tmp_path.iterdir()] == ['epoch_1.pth']
+
+
+WRITER = """
+import sys
+from mmengine.fileio import get_file_backend
+import randsac_mm.checkpoint
+b = get_file_backend('x', backend_args=dict(backend='atomic_local'))
+print('writing', flush=True)
+b.put(b'n' * (400 * 2**20), sys.argv[1])
+"""
+
+
+def test_sigkill_during_write_never_truncates(tmp_path):
+    target = tmp_path / 'epoch_2.pth'
+    target.write_bytes(b'old')
+    proc = subprocess.Popen([sys.executable, '-c', WRITER, str(target)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == 'writing'
+    # Kill once the temporary file exists and is growing.
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        tmp = [p for p in tmp_path.iterdir() if p.name.endswith('.tmp')]
+        if tmp and tmp[0].stat().st_size > 0:
+            break
+        time.sleep(0.001)
+    else:
+        pytest.fail('the writer never started its temporary file')
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert target.read_bytes() == b'old'
+    # The next resume picks the complete file, never the partial one.
+    assert latest_checkpoint(str(tmp_path)) == str(target)
+
+
+def test_latest_checkpoint_ignores_stale_pointer(tmp_path):
+    assert latest_checkpoint(str(tmp_path)) is None
+    first, second = tmp_path / 'epoch_1.pth', tmp_path / 'epoch_2.pth'
+    first.write_bytes(b'1')
+    os.utime(first, (1, 1))
+    second.write_bytes(b'2')
+    (tmp_path / 'last_checkpoint').write_text(str(first))
+    assert latest_checkpoint(str(tmp_path)) == str(first)  # the pointer
+    (tmp_path / 'last_checkpoint').write_text('')  # killed mid-write
+    assert latest_checkpoint(str(tmp_path)) == str(second)
+    (tmp_path / 'last_checkpoint').write_text(str(tmp_path / 'gone.pth'))
+    assert latest_checkpoint(str(tmp_path)) == str(second)

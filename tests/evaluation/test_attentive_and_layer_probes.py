@@ -1,0 +1,115 @@
+"""The attentive probe and the per-layer probe, on features and on a
+model's frozen encoder."""
+import pytest
+import torch
+
+from randsac_mm.evaluation import (
+    AttentivePoolingHead,
+    attentive_probe_accuracy,
+    evaluate_frozen,
+    extract_layer_features,
+    linear_probe_accuracy,
+)
+
+
+def marked_tokens(n, classes=4, tokens=8, dims=16, seed=0):
+    """Each image's class is in one token, at a random position, flagged by
+    channel 0; the other tokens carry other classes' vectors. The average
+    of the tokens hides the class; attention to the flagged token finds
+    it."""
+    generator = torch.Generator().manual_seed(seed)
+    centres = torch.randn(classes, dims,
+                          generator=torch.Generator().manual_seed(99)) * 2
+    centres[:, 0] = 0
+    labels = torch.randint(classes, (n, ), generator=generator)
+    x = centres[torch.randint(classes, (n, tokens), generator=generator)]
+    where = torch.randint(tokens, (n, ), generator=generator)
+    x[torch.arange(n), where] = centres[labels]
+    x[torch.arange(n), where, 0] = 4.0
+    return x + 0.3 * torch.randn(x.shape, generator=generator), labels
+
+
+def test_attention_finds_the_token_the_average_hides():
+    train, test = marked_tokens(800, seed=0), marked_tokens(400, seed=1)
+    attentive = attentive_probe_accuracy(*train, *test, epochs=60,
+                                         warmup_epochs=3, lr=1e-2)
+    linear = linear_probe_accuracy(train[0].mean(1), train[1],
+                                   test[0].mean(1), test[1], epochs=60,
+                                   warmup_epochs=3)
+    assert attentive >= 98.0 and linear < 70.0
+    # Seeded: the same accuracy again.
+    assert attentive == attentive_probe_accuracy(
+        *train, *test, epochs=60, warmup_epochs=3, lr=1e-2)
+
+
+def test_the_head_pools_with_one_learned_query():
+    head = AttentivePoolingHead(16, 4, num_heads=4).eval()
+    tokens = torch.randn(3, 8, 16)
+    pooled = head.pool(tokens)
+    assert pooled.shape == (3, 16) and head(tokens).shape == (3, 4)
+    # A permutation of the tokens pools to the same vector (no positions).
+    assert torch.allclose(head.pool(tokens[:, torch.randperm(8)]), pooled,
+                          atol=1e-6)
+    assert {n for n, _ in head.named_parameters()} == {
+        'query', 'key.weight', 'value.weight', 'classifier.weight'}
+    with pytest.raises(ValueError, match=r'num_heads \(5\) must divide'):
+        AttentivePoolingHead(16, 4, num_heads=5)
+
+
+def test_attentive_probe_refuses_pooled_features():
+    x, y = torch.randn(8, 16), torch.arange(8) % 2
+    with pytest.raises(ValueError, match=r'train_tokens must be \[N, L, C\]'):
+        attentive_probe_accuracy(x, y, x, y, epochs=2, warmup_epochs=0)
+
+
+@pytest.fixture(scope='module')
+def digits_loaders():
+    from mmengine.registry import DefaultScope
+    from mmengine.runner import Runner
+
+    import randsac_mm.registration  # noqa: F401  (registers the dataset)
+    loaders = []
+    with DefaultScope.overwrite_default_scope('mmpretrain'):
+        for split, count in (('train', 200), ('test', 100)):
+            loaders.append(Runner.build_dataloader(dict(
+                batch_size=64, num_workers=0,
+                sampler=dict(type='DefaultSampler', shuffle=False),
+                collate_fn=dict(type='default_collate'),
+                dataset=dict(type='DigitsDataset', split=split, img_size=32,
+                             indices=count,
+                             pipeline=[dict(type='PackInputs')])), seed=0))
+    return loaders
+
+
+def test_frozen_readouts_of_a_model(digits_loaders):
+    from ..models.helpers import build_model
+    model = build_model('skip', enc_layers=3)
+    result = evaluate_frozen(model, *digits_loaders, probe_epochs=10,
+                             readouts=('attentive', 'layers'))
+    assert set(result) == {'attentive', 'layer_linear', 'best_layer',
+                           'feature_dim'}
+    assert 0 <= result['attentive'] <= 100
+    assert len(result['layer_linear']) == 3
+    assert result['layer_linear'][result['best_layer'] - 1] == \
+        max(result['layer_linear'])
+    # The last layer's entry is the linear readout's feature (final-normed
+    # tokens, averaged): the same accuracy.
+    linear = evaluate_frozen(model, *digits_loaders, probe_epochs=10,
+                             readouts=('linear', ))['linear']
+    assert result['layer_linear'][-1] == pytest.approx(linear, abs=1e-6)
+    with pytest.raises(ValueError, match=r"readouts: unknown \['cka'\]"):
+        evaluate_frozen(model, *digits_loaders, readouts=('cka', ))
+
+
+def test_layer_features_are_each_layers_normed_average(digits_loaders):
+    from ..models.helpers import build_model
+    model = build_model('skip', enc_layers=2)
+    features, labels = extract_layer_features(model, digits_loaders[1])
+    assert features.shape == (100, 2, 32) and len(labels) == 100
+    batch = next(iter(digits_loaders[1]))
+    images = model.data_preprocessor(batch, False)['inputs']
+    x = model.backbone.embed_tokens(images)
+    first = model.backbone.layers[0](x)
+    expected = model.backbone.ln1(first).mean(1)
+    torch.testing.assert_close(features[:64, 0], expected, rtol=1e-5,
+                               atol=1e-5)
