@@ -9,6 +9,8 @@ results.json to --work-dir (``randsac_mm.apis.demo`` says how).
 import argparse
 import os.path as osp
 
+from randsac_mm.apis.cli import positive_int
+
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 PRETRAIN_CONFIG = osp.join(REPO_ROOT, 'configs', 'demo',
                            'randsac_vit-mini-p4_square-16to4_mnist.py')
@@ -20,23 +22,17 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--work-dir', default='work_dirs/demo',
                         help='where checkpoints, logs and pictures go')
-    parser.add_argument('--pretrain-epochs', type=int, default=None,
+    parser.add_argument('--pretrain-epochs', type=positive_int, default=None,
                         help="RandSAC pretraining epochs (default: the "
                         "config's 10)")
     parser.add_argument('--seed', type=int, default=0, help='run seed')
-    parser.add_argument('--num-pictures', type=int, default=8,
+    parser.add_argument('--num-pictures', type=positive_int, default=8,
                         help='test digits in the reconstruction picture')
     parser.add_argument('--probe', nargs='+', default=['linear', 'knn'],
                         choices=['linear', 'knn', 'attentive'],
                         help='readouts of the frozen encoders (default: '
                         'linear knn; attentive adds an attentive probe)')
-    args = parser.parse_args(argv)
-    for name in ('pretrain_epochs', 'num_pictures'):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            parser.error(f'--{name.replace("_", "-")} must be >= 1, got '
-                         f'{value}')
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv=None):

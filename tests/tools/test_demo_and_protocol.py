@@ -35,8 +35,9 @@ def test_demo_pretrained_encoder_beats_random_by_five_points(tmp_path):
 
 
 def test_demo_rejects_bad_arguments(tmp_path):
-    with pytest.raises(pytest.fail.Exception,
-                       match='--pretrain-epochs must be >= 1, got 0'):
+    with pytest.raises(
+            pytest.fail.Exception,
+            match='argument --pretrain-epochs: must be >= 1, got 0'):
         run_tool(['tools/demo.py', '--work-dir', tmp_path,
                   '--pretrain-epochs', '0'])
 

@@ -181,7 +181,8 @@ def test_bad_settings_are_refused(kwargs, message):
 
 
 def test_the_tool_refuses_bad_arguments():
-    with pytest.raises(pytest.fail.Exception, match='--epochs must be >= 1'):
+    with pytest.raises(pytest.fail.Exception,
+                       match='argument --epochs: must be >= 1, got 0'):
         run_tool([TOOL, '--epochs', '0'], timeout=120)
     with pytest.raises(pytest.fail.Exception,
                        match="end at the run's length 4, got \\[2\\]"):

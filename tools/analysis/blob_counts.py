@@ -21,6 +21,8 @@ import os
 import os.path as osp
 from glob import glob
 
+from randsac_mm.apis.cli import positive_int
+
 ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 
 
@@ -28,16 +30,13 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('configs', nargs='*',
                         help='pretraining configs (default: every blob one)')
-    parser.add_argument('--samples', type=int, default=10000,
+    parser.add_argument('--samples', type=positive_int, default=10000,
                         help='layouts sampled per config (default 10000)')
     parser.add_argument('--exact-counts', action='store_true',
                         help='measure the exact_counts=True option')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--out', default='work_dirs/blob_counts.json')
-    args = parser.parse_args(argv)
-    if args.samples < 1:
-        parser.error(f'--samples must be >= 1, got {args.samples}')
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv=None):

@@ -21,6 +21,8 @@ import argparse
 import json
 import os.path as osp
 
+from randsac_mm.apis.cli import positive_int
+
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -33,13 +35,13 @@ def parse_args(argv=None):
     parser.add_argument('--data', required=True,
                         help='config with labelled train_dataloader and '
                         'test_dataloader')
-    parser.add_argument('--k', type=int, default=20)
+    parser.add_argument('--k', type=positive_int, default=20)
     parser.add_argument('--temperature', type=float, default=0.07)
-    parser.add_argument('--probe-epochs', type=int, default=90)
-    parser.add_argument('--train-images', type=int,
+    parser.add_argument('--probe-epochs', type=positive_int, default=90)
+    parser.add_argument('--train-images', type=positive_int,
                         help='the first so many training images (default: '
                         "the data config's)")
-    parser.add_argument('--test-images', type=int,
+    parser.add_argument('--test-images', type=positive_int,
                         help='the first so many test images')
     parser.add_argument('--probe', nargs='+', default=['linear', 'knn'],
                         choices=['linear', 'knn', 'attentive', 'layers'],
@@ -54,11 +56,6 @@ def parse_args(argv=None):
     for path in (args.config, args.data, args.checkpoint):
         if path is not None and not osp.isfile(path):
             parser.error(f'no such file: {path!r}')
-    for name in ('k', 'probe_epochs', 'train_images', 'test_images'):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            parser.error(f'--{name.replace("_", "-")} must be >= 1, got '
-                         f'{value}')
     return args
 
 

@@ -14,6 +14,8 @@ study may stop and continue.
 import argparse
 import os.path as osp
 
+from randsac_mm.apis.cli import positive_int
+
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
@@ -33,7 +35,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--variants', nargs='+', choices=list(VARIANTS))
     parser.add_argument('--seeds', nargs='+', type=int, default=[0, 1, 2])
-    parser.add_argument('--epochs', type=int,
+    parser.add_argument('--epochs', type=positive_int,
                         help="pretraining epochs (default: the configs' 5)")
     parser.add_argument('--eval-epochs', type=int, nargs='+',
                         help="epochs whose checkpoints are read out, the last"
@@ -42,12 +44,12 @@ def parse_args(argv=None):
     parser.add_argument('--probe', dest='readouts', nargs='+',
                         choices=list(READOUT_NAMES),
                         help='readouts (default: linear knn)')
-    parser.add_argument('--train-images', type=int,
+    parser.add_argument('--train-images', type=positive_int,
                         help="pretraining and probe images (default: the "
                         "configs' 6000)")
-    parser.add_argument('--test-images', type=int,
+    parser.add_argument('--test-images', type=positive_int,
                         help='test images (default: all 10,000)')
-    parser.add_argument('--probe-epochs', type=int, default=90,
+    parser.add_argument('--probe-epochs', type=positive_int, default=90,
                         help='probe epochs on the cached features')
     parser.add_argument('--data-root',
                         help='folder of the Fashion-MNIST IDX files (default:'
@@ -65,11 +67,6 @@ def parse_args(argv=None):
     for key, value in preset.items():
         if getattr(args, key, None) in (None, parser.get_default(key)):
             setattr(args, key, value)
-    for name in ('epochs', 'train_images', 'test_images', 'probe_epochs'):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            parser.error(f'--{name.replace("_", "-")} must be >= 1, got '
-                         f'{value}')
     return args, parser
 
 

@@ -23,6 +23,8 @@ import os.path as osp
 import numpy as np
 from PIL import Image
 
+from randsac_mm.apis.cli import positive_int
+
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -32,7 +34,7 @@ def parse_args(argv=None):
     source.add_argument('--img', nargs='+', help='image files')
     source.add_argument('--dataset', action='store_true',
                         help="--num images of the config's training data")
-    parser.add_argument('--num', type=int, default=8,
+    parser.add_argument('--num', type=positive_int, default=8,
                         help='images taken with --dataset, evenly spaced '
                         'over it (default 8)')
     parser.add_argument('--out-dir', default='work_dirs/vis_reconstruction')
@@ -40,8 +42,6 @@ def parse_args(argv=None):
                         help='seed of the sampled layouts')
     parser.add_argument('--device', default='cpu')
     args = parser.parse_args(argv)
-    if args.num < 1:
-        parser.error(f'--num must be >= 1, got {args.num}')
     for path in [args.config, args.checkpoint] + (args.img or []):
         if not osp.isfile(path):
             parser.error(f'no such file: {path!r}')
