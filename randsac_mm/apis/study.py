@@ -117,6 +117,8 @@ class StudySettings:
             configs').
         work_dir (str): where runs and results go.
         quick (bool): log every iteration (short runs log several losses).
+        report_only (bool): train and evaluate nothing: report the runs
+            whose readouts are all recorded (a study under way).
     """
     configs: str
     eval_data: str
@@ -131,6 +133,7 @@ class StudySettings:
     data_root: str = None
     work_dir: str = 'work_dirs/small_scale_study'
     quick: bool = False
+    report_only: bool = False
 
     def __post_init__(self):
         unknown = sorted(set(self.variants) - set(VARIANTS))
@@ -259,6 +262,12 @@ def recorded_readouts(name, seed, epoch, settings, checkpoint=None):
     return dict(settings=wanted), cache
 
 
+def is_recorded(name, seed, epoch, settings, checkpoint=None):
+    """Whether every readout of ``settings`` is recorded at this epoch."""
+    recorded = recorded_readouts(name, seed, epoch, settings, checkpoint)[0]
+    return set(settings.readouts) <= set(recorded)
+
+
 def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
     """The frozen encoder's readouts at one checkpoint (a file name in the
     run's folder; None: the untrained encoder), cached in
@@ -290,6 +299,8 @@ def run_one(name, seed, settings, loaders):
         list[dict]: one record per read-out epoch.
     """
     if VARIANTS[name][0] is None:
+        if settings.report_only and not is_recorded(name, seed, 0, settings):
+            return []
         result = evaluate(name, seed, 0, settings, loaders)
         return [dict(variant=name, seed=seed, epoch=0, loss=None,
                      pretrain_minutes=0.0,
@@ -297,9 +308,11 @@ def run_one(name, seed, settings, loaders):
     # Checkpoints are needed only for readouts not yet recorded (a study's
     # records may outlive its checkpoints, e.g. when kept in the repo).
     recorded = all(
-        set(settings.readouts) <= set(recorded_readouts(
-            name, seed, epoch, settings, checkpoint_name(epoch))[0])
+        is_recorded(name, seed, epoch, settings, checkpoint_name(epoch))
         for epoch in settings.eval_epochs)
+    if settings.report_only and not (recorded and osp.exists(
+            osp.join(run_dir(name, seed, settings), 'pretrain.json'))):
+        return []
     trained = pretrain(name, seed, settings, need_checkpoints=not recorded)
     records = []
     for epoch in settings.eval_epochs:
@@ -395,12 +408,20 @@ def run_study(settings, log=print):
     for seed in settings.seeds:
         for name in settings.variants:
             done += 1
-            for record in run_one(name, seed, settings, loaders):
+            records_of_run = run_one(name, seed, settings, loaders)
+            if not records_of_run:
+                log(f'[study {done}/{total}] {name} seed {seed}: not '
+                    'recorded yet (report only)')
+            for record in records_of_run:
                 records.append(record)
                 shown = ', '.join(f'{READOUT_NAMES[r]} {record[r]:.2f}%'
                                   for r in settings.readouts)
                 log(f'[study {done}/{total}] {name} seed {seed} epoch '
                     f"{record['epoch']}: {shown}")
+    if not records:
+        raise RuntimeError(f'{settings.work_dir}: no run of these settings '
+                           'is recorded yet; run the study without '
+                           'report_only first')
     # The untrained encoder (epoch 0) is the baseline at every epoch.
     summaries = {epoch: summarize(
         [r for r in records if r['epoch'] in (0, epoch)], settings.variants,

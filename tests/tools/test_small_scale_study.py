@@ -86,6 +86,21 @@ def test_a_learning_curve_from_one_run_per_seed(tmp_path):
     assert [p['epoch'] for p in points] == [1, 2]
     assert all(p['se'] is not None for p in points)
     assert Image.open(work / 'curve.png').size[0] > 500
+    # Records outlive checkpoints: a recorded run is not trained again.
+    done = work / 'runs' / 'square-m2_seed0'
+    before = (done / 'pretrain.json').read_text()
+    for checkpoint in done.glob('epoch_*.pth'):
+        checkpoint.unlink()
+    # --report-only reports what is recorded and runs nothing else.
+    out = run_tool(args[:4] + ['--seeds', '0', '5'] + args[7:] +
+                   ['--report-only'], timeout=900)
+    assert 'square-m2 seed 5: not recorded yet' in out.stdout
+    partial = json.loads((work / 'study.json').read_text())
+    assert partial['summary']['2']['square-m2']['seeds'] == [0]
+    assert not (work / 'runs' / 'square-m2_seed5').exists()
+    run_tool(args, timeout=900)
+    assert (done / 'pretrain.json').read_text() == before
+    assert not list(done.glob('epoch_*.pth'))
     first = json.loads((run / 'eval_epoch2.json').read_text())
     # Interrupted after epoch 1: the run resumes and ends where it did.
     (run / 'pretrain.json').unlink()

@@ -9,7 +9,8 @@
     python tools/benchmarks/small_scale_study.py --quick    # the test's run
 
 Runs already in --work-dir are reused and interrupted ones resume, so a
-study may stop and continue.
+study may stop and continue; ``--report-only`` reports the runs recorded so
+far without training.
 """
 import argparse
 import os.path as osp
@@ -55,6 +56,10 @@ def parse_args(argv=None):
                         help='folder of the Fashion-MNIST IDX files (default:'
                         " the configs', /usr/share/datasets/fashion-mnist)")
     parser.add_argument('--work-dir')
+    parser.add_argument('--report-only', action='store_true',
+                        help='train and evaluate nothing: write the report '
+                        'of the runs already recorded in --work-dir (a '
+                        'study under way)')
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument('--quick', action='store_true',
                       help='3 variants, 1 seed, 1 epoch on 256 images: what '
@@ -81,7 +86,8 @@ def main(argv=None):
             **{k: getattr(args, k) for k in (
                 'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
                 'train_images', 'test_images', 'probe_epochs', 'data_root',
-                'work_dir', 'quick') if getattr(args, k) is not None})
+                'work_dir', 'quick', 'report_only')
+                if getattr(args, k) is not None})
     except ValueError as e:
         parser.error(str(e))
     result = run_study(settings, log=lambda line: print(line, flush=True))
