@@ -37,8 +37,14 @@ def markdown(result):
             lines.append(f"| {name} | {s['paper_row']} | {paper} | " +
                          ' | '.join(_cell(s[r]) for r in readouts) + ' |')
         lines.append('')
-    lines += [f"Mean ± standard deviation over seeds {settings['seeds']}; "
-              "'random' is the untrained encoder.", '']
+    # The seeds recorded, which a study under way (report_only) may not yet
+    # have for every variant.
+    seeds = sorted({r['seed'] for r in result['records']})
+    partial = sorted({name for summary in result['summary'].values()
+                      for name, s in summary.items() if s['seeds'] != seeds})
+    lines += [f'Mean ± standard deviation over seeds {seeds}' +
+              (f' (fewer for {", ".join(partial)})' if partial else '') +
+              "; 'random' is the untrained encoder.", '']
     epochs = [int(e) for e in result['summary']]
     for readout in readouts:
         lines += [f'#### Paper orderings, {READOUT_NAMES[readout]}: gap ± '
@@ -106,6 +112,8 @@ def curve_chart(result, path):
         for name in variants:
             points = [(e, summaries[e][name][readout]) for e in epochs
                       if name in summaries[e]]
+            if not points:  # not recorded yet (a study under way)
+                continue
             ax.errorbar([e for e, _ in points], [s['mean'] for _, s in points],
                         yerr=[s['std'] or 0 for _, s in points], capsize=3,
                         marker='o', markersize=3, label=name)
