@@ -12,6 +12,8 @@
 # Variables a user may set:
 #   PYTHON=python3.11   interpreter that creates .venv
 #   FORCE_CUDA=1        compile mmcv's CUDA ops too (GPU clusters; needs nvcc)
+#   TEST_WORKERS=N      pytest processes of make test (default: the cores,
+#                       at most 4; each worker holds about 2.5 GB)
 
 PYTHON ?= python3
 FORCE_CUDA ?= 0
@@ -20,6 +22,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.randsac-installed
 DOWNSTREAM_STAMP := $(VENV)/.randsac-downstream
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); \
+	[ $$n -gt 4 ] && n=4; echo $$n)
 REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
 .PHONY: install install-downstream lint test demo clean clean-venv
@@ -64,7 +68,7 @@ lint: install-downstream
 	$(VENV)/bin/ruff check .
 
 test: install-downstream lint
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests -n $(TEST_WORKERS) --dist worksteal
 
 demo: install
 	$(PY) tools/demo.py --work-dir work_dirs/demo

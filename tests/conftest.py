@@ -6,6 +6,7 @@ import sys
 
 import mmengine.config.config
 import pytest
+import torch
 
 import randsac_mm.registration  # noqa: F401  (registers, as configs do)
 
@@ -20,6 +21,14 @@ def _unformatted(text, **kwargs):
 # (still valid Python, all that Config.fromstring needs); the tools the
 # tests launch format it as usual.
 mmengine.config.config.FormatCode = _unformatted
+
+# Under `pytest -n N` (as `make test` runs) the N workers share the cores:
+# each gets its share of them, in process and in the tools it launches,
+# so that no worker's threads wait on another's.
+THREADS_PER_WORKER = max(
+    1, (os.cpu_count() or 1)
+    // int(os.environ.get('PYTEST_XDIST_WORKER_COUNT', '1')))
+torch.set_num_threads(THREADS_PER_WORKER)
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 DEMO_CLASSIFIER = osp.join(REPO_ROOT, 'configs', 'demo',
@@ -66,3 +75,19 @@ def mmpretrain_scope():
     from mmengine.registry import DefaultScope
     with DefaultScope.overwrite_default_scope('mmpretrain'):
         yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Runs the heavy tests first, the longest of them (those marked
+    ``heavy(minutes=...)``) before the rest: spread over workers (`make
+    test` runs pytest -n with --dist worksteal), the long runs then start at
+    once and the many quick tests fill the other workers around them,
+    instead of one worker starting a six-minute test when the others are
+    done."""
+    def order(item):
+        heavy = item.get_closest_marker('heavy')
+        if heavy is None:
+            return 1, 0
+        return 0, -heavy.kwargs.get('minutes', 0)
+
+    items.sort(key=order)

@@ -1,22 +1,23 @@
 """`make demo` and the pretrain -> linear -> fine-tune chain, end to end."""
 import json
-import os
 
 import pytest
 from PIL import Image
 
-from ..conftest import run_tool
+from ..conftest import THREADS_PER_WORKER, run_tool
 
 pytestmark = pytest.mark.heavy
 
 DEMO = 'configs/demo/'
 
 
+@pytest.mark.heavy(minutes=5)  # the longest test: conftest starts it first
 def test_demo_pretrained_encoder_beats_random_by_five_points(tmp_path):
     """The whole demo with its fixed seed: the margin the README states (5
     points or more)."""
     out = run_tool(['tools/demo.py', '--work-dir', tmp_path, '--seed', '0'],
-                   timeout=1200, env={'OMP_NUM_THREADS': str(os.cpu_count())})
+                   timeout=1200,
+                   env={'OMP_NUM_THREADS': str(THREADS_PER_WORKER)})
     results = json.loads((tmp_path / 'results.json').read_text())
     pretrained, random_init = results['pretrained'], results['random']
     assert pretrained['linear'] - random_init['linear'] >= 5.0, results
