@@ -17,9 +17,11 @@ default_hooks = dict(
 )
 
 # Stop at the first NaN/inf loss, before it is checkpointed; key the data
-# randomness of PerSampleSeed pipelines on (seed, epoch, sample).
+# randomness of PerSampleSeed pipelines on (seed, epoch, sample); carry the
+# global generators (masks, dropout) through a resume.
 custom_hooks = [dict(type='NonFiniteLossHook'),
-                dict(type='PerSampleSeedHook')]
+                dict(type='PerSampleSeedHook'),
+                dict(type='RandomStateHook')]
 
 env_cfg = dict(
     cudnn_benchmark=False,

@@ -306,11 +306,13 @@ def test_main_config_is_the_paper_recipe():
 @pytest.mark.parametrize('path', PRETRAIN_CONFIGS, ids=name)
 def test_pretraining_runs_are_reproducible_and_checkpoints_atomic(path):
     """Crops and layouts are keyed on the sample (PerSampleSeed first, its
-    hook on), and checkpoints go through the atomic backend."""
+    hook on), the global generators survive a resume, and checkpoints go
+    through the atomic backend."""
     cfg = Config.fromfile(path)
     assert cfg.train_dataloader.dataset.pipeline[0].type == 'PerSampleSeed'
-    hooks = [h.type for h in cfg.custom_hooks]
-    assert 'PerSampleSeedHook' in hooks and 'NonFiniteLossHook' in hooks
+    hooks = {h.type for h in cfg.custom_hooks}
+    assert {'PerSampleSeedHook', 'NonFiniteLossHook',
+            'RandomStateHook'} <= hooks
     assert cfg.train_cfg.type == 'EpochBasedTrainLoop'
     assert cfg.default_hooks.checkpoint.backend_args == dict(
         backend='atomic_local')

@@ -1,0 +1,87 @@
+"""A resumed run continues the global random generators (RandomStateHook)."""
+import random
+
+import numpy as np
+import torch
+from mmengine.model import BaseModel
+from mmengine.runner import Runner
+
+from randsac_mm.engine.hooks.random_state_hook import (
+    capture_random_states,
+    restore_random_states,
+)
+
+
+class DrawingModel(BaseModel):
+    """A linear model whose loss draws from torch's, numpy's and Python's
+    global generators, as MAE's masks, dropout and mixup do; it keeps the
+    draws of every iteration."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 1)
+        self.draws = []
+
+    def forward(self, inputs, mode='loss'):
+        """inputs: (B, 4), the collated batch."""
+        noise = torch.rand_like(inputs)
+        self.draws.append((noise.sum().item(), float(np.random.rand()),
+                           random.random()))
+        return dict(loss=self.fc(inputs * noise).pow(2).mean())
+
+
+def train(work_dir, hooks, resume_from=None, load_from=None):
+    """Two epochs of 4 iterations; returns the model's draws."""
+    model = DrawingModel()
+    runner = Runner(
+        model=model, work_dir=str(work_dir),
+        train_dataloader=dict(
+            dataset=[dict(inputs=torch.full((4,), float(i)))
+                     for i in range(8)],
+            sampler=dict(type='DefaultSampler', shuffle=True),
+            collate_fn=dict(type='default_collate'),
+            batch_size=2, num_workers=0),
+        optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
+        train_cfg=dict(by_epoch=True, max_epochs=2),
+        default_hooks=dict(checkpoint=dict(type='CheckpointHook',
+                                           interval=1)),
+        custom_hooks=hooks, randomness=dict(seed=3),
+        resume=resume_from is not None,
+        load_from=str(resume_from or load_from or '') or None,
+        default_scope='mmengine')
+    runner.train()
+    return model.draws
+
+
+HOOK = [dict(type='RandomStateHook')]
+
+
+def test_capture_and_restore_replay_every_generator():
+    states = capture_random_states()
+    first = (torch.rand(3), np.random.rand(3), random.random())
+    restore_random_states(states)
+    again = (torch.rand(3), np.random.rand(3), random.random())
+    assert torch.equal(first[0], again[0])
+    assert np.array_equal(first[1], again[1]) and first[2] == again[2]
+
+
+def test_a_resumed_run_draws_what_the_uninterrupted_run_draws(tmp_path):
+    full = train(tmp_path / 'full', HOOK)
+    assert len(full) == 8
+    resumed = train(tmp_path / 'resumed', HOOK,
+                    resume_from=tmp_path / 'full' / 'epoch_1.pth')
+    assert resumed == full[4:]
+    # Without the hook the resume reseeds: epoch 2 draws what epoch 1 drew.
+    unhooked = train(tmp_path / 'unhooked', [])
+    reseeded = train(tmp_path / 'reseeded', [],
+                     resume_from=tmp_path / 'unhooked' / 'epoch_1.pth')
+    assert reseeded != unhooked[4:] and reseeded == unhooked[:4]
+
+
+def test_load_from_starts_a_new_run_from_the_seed(tmp_path):
+    full = train(tmp_path / 'full', HOOK)
+    # load_from (fine-tuning from weights) is a new run at iteration 0:
+    # its draws are the seed's, not the checkpoint's continuation.
+    fresh = train(tmp_path / 'fresh', HOOK,
+                  load_from=tmp_path / 'full' / 'epoch_1.pth')
+    assert fresh == full
