@@ -348,9 +348,13 @@ def summarize(records, variants, readouts):
 
 def ordering_gaps(summaries, readouts):
     """Each paper ordering's gap (better - worse mean, percentage points)
-    and its standard error, sqrt(s_w^2 / n_w + s_b^2 / n_b), at every
-    epoch both variants were read out, and a verdict at the longest:
-    'holds' (gap > 2 SE), 'reversed' (gap < -2 SE) or 'undecided'.
+    and its standard error, sqrt(s_w^2 / n + s_b^2 / n), at every epoch
+    both variants were read out, and a verdict at the longest: 'holds'
+    (gap > 2 SE), 'reversed' (gap < -2 SE) or 'undecided'.
+
+    Both means are taken over the seeds the two variants share, so a study
+    under way, with more seeds recorded for one than for the other,
+    compares like with like; ``seeds`` in each epoch's entry names them.
 
     Args:
         summaries (dict): {epoch: :func:`summarize` of that epoch}.
@@ -365,13 +369,20 @@ def ordering_gaps(summaries, readouts):
         for readout in readouts:
             per_epoch = []
             for epoch in epochs:
-                low = summaries[epoch][worse][readout]
-                high = summaries[epoch][better][readout]
-                gap = high['mean'] - low['mean']
-                se = None if low['std'] is None or high['std'] is None \
-                    else math.sqrt(low['std']**2 / len(low['values']) +
-                                   high['std']**2 / len(high['values']))
-                per_epoch.append(dict(epoch=epoch, gap=gap, se=se))
+                low, high = summaries[epoch][worse], summaries[epoch][better]
+                seeds = [s for s in low['seeds'] if s in high['seeds']]
+                if not seeds:
+                    continue
+                lows = _values_of_seeds(low, readout, seeds)
+                highs = _values_of_seeds(high, readout, seeds)
+                gap = statistics.fmean(highs) - statistics.fmean(lows)
+                se = None if len(seeds) < 2 else math.sqrt(
+                    (statistics.variance(lows) + statistics.variance(highs))
+                    / len(seeds))
+                per_epoch.append(dict(epoch=epoch, gap=gap, se=se,
+                                      seeds=seeds))
+            if not per_epoch:
+                continue
             last = per_epoch[-1]
             if last['se'] is None:
                 verdict = 'one seed: no standard error'
@@ -383,8 +394,15 @@ def ordering_gaps(summaries, readouts):
                 verdict = 'undecided (within 2 SE)'
             entry['readouts'][readout] = dict(by_epoch=per_epoch,
                                               verdict=verdict)
-        orderings.append(entry)
+        if entry['readouts']:
+            orderings.append(entry)
     return orderings
+
+
+def _values_of_seeds(entry, readout, seeds):
+    """A :func:`summarize` entry's values of one readout, for ``seeds``."""
+    by_seed = dict(zip(entry['seeds'], entry[readout]['values']))
+    return [by_seed[s] for s in seeds]
 
 
 def run_study(settings, log=print):

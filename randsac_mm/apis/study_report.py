@@ -49,6 +49,9 @@ def markdown(result):
     for readout in readouts:
         lines += [f'#### Paper orderings, {READOUT_NAMES[readout]}: gap ± '
                   'standard error (points)', '',
+                  'Over the seeds both variants have'
+                  + (' (those of the partial variants above)'
+                     if partial else '') + '.', '',
                   '| paper ordering | ' + ' | '.join(
                       f'{e} ep' for e in epochs) + ' | at the longest |',
                   '| --- | ' + ' | '.join('---:' for _ in epochs) +

@@ -147,11 +147,13 @@ def test_orderings_name_variants_that_exist():
 
 
 def summaries(**means_and_stds):
-    """{epoch: summary} with linear readouts (mean, std) over 3 seeds."""
+    """{epoch: summary} with linear readouts over seeds 0, 1, 2 of the given
+    (mean, std): the values mean - std, mean, mean + std."""
     out = {}
     for epoch, entries in means_and_stds.items():
         out[int(epoch[1:])] = {
-            name: dict(linear=dict(mean=mean, std=std, values=[0.0] * 3))
+            name: dict(seeds=[0, 1, 2], linear=dict(
+                mean=mean, std=std, values=[mean - std, mean, mean + std]))
             for name, (mean, std) in entries.items()}
     return out
 
@@ -181,6 +183,29 @@ def test_gaps_and_standard_errors_decide_at_the_longest_epoch():
         e5={'patch-random': (81.0, 0.1), 'square-m2': (80.0, 0.1)}),
         ['linear'])
     assert reversed_[0]['readouts']['linear']['verdict'] == 'reversed'
+
+
+def test_gaps_compare_the_seeds_both_variants_have():
+    # A study under way: patch-random has seeds 0 and 1, square-m2 seed 1
+    # only, blob-k7 seeds 0 and 1.
+    at_30 = study.summarize([
+        dict(variant='patch-random', seed=0, linear=79.0),
+        dict(variant='patch-random', seed=1, linear=81.0),
+        dict(variant='square-m2', seed=1, linear=81.5),
+        dict(variant='blob-k7', seed=0, linear=80.0),
+        dict(variant='blob-k7', seed=1, linear=81.6)],
+        ['patch-random', 'square-m2', 'blob-k7'], ['linear'])
+    by_pair = {(o['worse'], o['better']): o['readouts']['linear']
+               for o in study.ordering_gaps({30: at_30}, ['linear'])}
+    squares = by_pair[('patch-random', 'square-m2')]
+    # Seed 1 only: 81.5 - 81.0, not 81.5 - mean(79, 81).
+    assert squares['by_epoch'] == [dict(epoch=30, gap=pytest.approx(0.5),
+                                        se=None, seeds=[1])]
+    assert squares['verdict'] == 'one seed: no standard error'
+    blobs = by_pair[('patch-random', 'blob-k7')]['by_epoch'][0]
+    assert blobs['seeds'] == [0, 1] and blobs['gap'] == pytest.approx(0.8)
+    # variances 2.0 and 1.28 over 2 seeds each
+    assert blobs['se'] == pytest.approx(((2.0 + 1.28) / 2)**0.5)
 
 
 @pytest.mark.parametrize('kwargs, message', [
