@@ -30,21 +30,26 @@ class DrawingModel(BaseModel):
         return dict(loss=self.fc(inputs * noise).pow(2).mean())
 
 
-def train(work_dir, hooks, resume_from=None, load_from=None):
-    """Two epochs of 4 iterations; returns the model's draws."""
+def train(work_dir, hooks, resume_from=None, load_from=None,
+          by_epoch=True):
+    """Two epochs of 4 iterations (or 8 iterations, checkpoints every 4);
+    returns the model's draws."""
     model = DrawingModel()
+    loop = dict(by_epoch=True, max_epochs=2) if by_epoch else dict(
+        by_epoch=False, max_iters=8)
+    sampler = 'DefaultSampler' if by_epoch else 'InfiniteSampler'
+    checkpoint = dict(type='CheckpointHook', by_epoch=by_epoch,
+                      interval=1 if by_epoch else 4)
     runner = Runner(
         model=model, work_dir=str(work_dir),
         train_dataloader=dict(
             dataset=[dict(inputs=torch.full((4,), float(i)))
                      for i in range(8)],
-            sampler=dict(type='DefaultSampler', shuffle=True),
+            sampler=dict(type=sampler, shuffle=True),
             collate_fn=dict(type='default_collate'),
             batch_size=2, num_workers=0),
         optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
-        train_cfg=dict(by_epoch=True, max_epochs=2),
-        default_hooks=dict(checkpoint=dict(type='CheckpointHook',
-                                           interval=1)),
+        train_cfg=loop, default_hooks=dict(checkpoint=checkpoint),
         custom_hooks=hooks, randomness=dict(seed=3),
         resume=resume_from is not None,
         load_from=str(resume_from or load_from or '') or None,
@@ -76,6 +81,15 @@ def test_a_resumed_run_draws_what_the_uninterrupted_run_draws(tmp_path):
     reseeded = train(tmp_path / 'reseeded', [],
                      resume_from=tmp_path / 'unhooked' / 'epoch_1.pth')
     assert reseeded != unhooked[4:] and reseeded == unhooked[:4]
+
+
+def test_an_iteration_based_run_resumes_its_draws(tmp_path):
+    # Its checkpoints are saved before the loop counts the iteration: the
+    # states must be matched to the iteration the resumed run starts at.
+    full = train(tmp_path / 'full', HOOK, by_epoch=False)
+    resumed = train(tmp_path / 'resumed', HOOK, by_epoch=False,
+                    resume_from=tmp_path / 'full' / 'iter_4.pth')
+    assert len(full) == 8 and resumed == full[4:]
 
 
 def test_load_from_starts_a_new_run_from_the_seed(tmp_path):

@@ -59,8 +59,12 @@ class RandomStateHook(Hook):
         self._loaded = None
 
     def before_save_checkpoint(self, runner, checkpoint):
-        checkpoint.setdefault('meta', {})['random_states'] = dict(
-            iter=runner.iter, world_size=runner.world_size,
+        meta = checkpoint.setdefault('meta', {})
+        # meta['iter'] is where a run resumed from this checkpoint starts:
+        # runner.iter in an epoch-based loop, runner.iter + 1 in an
+        # iteration-based one (saved before the loop counts the iteration).
+        meta['random_states'] = dict(
+            iter=meta.get('iter', runner.iter), world_size=runner.world_size,
             states=capture_random_states())
 
     def after_load_checkpoint(self, runner, checkpoint):
