@@ -79,9 +79,9 @@ def mmpretrain_scope():
 
 def pytest_collection_modifyitems(config, items):
     """Runs the heavy tests first, the longest of them (those marked
-    ``heavy(minutes=...)``) before the rest: spread over workers (`make
-    test` runs pytest -n with --dist worksteal), the long runs then start at
-    once and the many quick tests fill the other workers around them,
+    ``heavy(minutes=...)``) before the rest. Under `make test` (pytest -n,
+    --dist worksteal) the first worker starts the longest test at once
+    while the others work through the rest and steal from its queue,
     instead of one worker starting a six-minute test when the others are
     done."""
     def order(item):

@@ -2,6 +2,7 @@
 import random
 
 import numpy as np
+import pytest
 import torch
 from mmengine.model import BaseModel
 from mmengine.runner import Runner
@@ -31,9 +32,10 @@ class DrawingModel(BaseModel):
 
 
 def train(work_dir, hooks, resume_from=None, load_from=None,
-          by_epoch=True):
-    """Two epochs of 4 iterations (or 8 iterations, checkpoints every 4);
-    returns the model's draws."""
+          by_epoch=True, persistent_worker=False):
+    """Two epochs of 4 iterations (or 8 iterations, checkpoints every 4),
+    loading in the main process or in one persistent worker; returns the
+    model's draws."""
     model = DrawingModel()
     loop = dict(by_epoch=True, max_epochs=2) if by_epoch else dict(
         by_epoch=False, max_iters=8)
@@ -47,7 +49,8 @@ def train(work_dir, hooks, resume_from=None, load_from=None,
                      for i in range(8)],
             sampler=dict(type=sampler, shuffle=True),
             collate_fn=dict(type='default_collate'),
-            batch_size=2, num_workers=0),
+            batch_size=2, num_workers=int(persistent_worker),
+            persistent_workers=persistent_worker),
         optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
         train_cfg=loop, default_hooks=dict(checkpoint=checkpoint),
         custom_hooks=hooks, randomness=dict(seed=3),
@@ -70,11 +73,28 @@ def test_capture_and_restore_replay_every_generator():
     assert np.array_equal(first[1], again[1]) and first[2] == again[2]
 
 
-def test_a_resumed_run_draws_what_the_uninterrupted_run_draws(tmp_path):
-    full = train(tmp_path / 'full', HOOK)
+@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs a GPU')
+def test_states_mapped_to_the_gpu_restore():
+    # A resume on a GPU machine loads the checkpoint with map_location cuda.
+    states = capture_random_states()
+    first = torch.rand(3)
+    states['torch'] = states['torch'].cuda()
+    restore_random_states(states)
+    assert torch.equal(torch.rand(3), first)
+
+
+@pytest.mark.parametrize('persistent_worker', [False, True])
+def test_a_resumed_run_draws_what_the_uninterrupted_run_draws(
+        tmp_path, persistent_worker):
+    # A persistent loader creates its iterator (one torch draw) once: in
+    # the uninterrupted run before epoch 1, in the resumed one before the
+    # restore.
+    full = train(tmp_path / 'full', HOOK,
+                 persistent_worker=persistent_worker)
     assert len(full) == 8
     resumed = train(tmp_path / 'resumed', HOOK,
-                    resume_from=tmp_path / 'full' / 'epoch_1.pth')
+                    resume_from=tmp_path / 'full' / 'epoch_1.pth',
+                    persistent_worker=persistent_worker)
     assert resumed == full[4:]
     # Without the hook the resume reseeds: epoch 2 draws what epoch 1 drew.
     unhooked = train(tmp_path / 'unhooked', [])

@@ -5,6 +5,7 @@ import numpy as np
 import torch
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
+from torch.utils.data import DataLoader
 
 __all__ = ['RandomStateHook', 'capture_random_states',
            'restore_random_states']
@@ -29,9 +30,10 @@ def restore_random_states(states):
     kind, key, pos, has_gauss, gauss = states['numpy']
     np.random.set_state((kind, np.asarray(key, dtype=np.uint32), pos,
                          has_gauss, gauss))
-    torch.set_rng_state(states['torch'])
+    # A resume maps the checkpoint to the GPU; the setters take CPU bytes.
+    torch.set_rng_state(states['torch'].cpu())
     if 'cuda' in states and torch.cuda.is_available():
-        torch.cuda.set_rng_state(states['cuda'])
+        torch.cuda.set_rng_state(states['cuda'].cpu())
 
 
 @HOOKS.register_module()
@@ -51,6 +53,15 @@ class RandomStateHook(Hook):
     and when the process count changed, the run is reseeded as without the
     hook, and the log says so. Registered in mmengine's root registry:
     usable from the mmpretrain, mmseg and mmdet scopes.
+
+    Exact where nothing draws between the checkpoint and the next training
+    iteration in one run and not the other. Creating a data loader's
+    iterator draws once from torch's CPU generator: a persistent loader's
+    first iterator is created before the restore (the uninterrupted run
+    made it long before), but a validation between the checkpoint and the
+    next epoch with a non-persistent loader is one draw the resumed run
+    does not make. DeepSpeed's strategy calls no checkpoint hook: there
+    the hook does nothing.
     """
 
     priority = 'VERY_HIGH'
@@ -76,7 +87,7 @@ class RandomStateHook(Hook):
         saved, self._loaded = self._loaded, None
         if saved is None or runner.iter == 0 or saved['iter'] != runner.iter:
             return
-        diff_rank_seed = runner.cfg.get('randomness', {}).get(
+        diff_rank_seed = getattr(runner, '_randomness_cfg', {}).get(
             'diff_rank_seed', False)
         if saved['world_size'] != runner.world_size or (
                 runner.world_size > 1 and diff_rank_seed):
@@ -86,6 +97,18 @@ class RandomStateHook(Hook):
                 f'{runner.world_size} (diff_rank_seed={diff_rank_seed}), so '
                 'its generators restart from the seed instead')
             return
+        _start_persistent_iterators(runner)
         restore_random_states(saved['states'])
         runner.logger.info('RandomStateHook: random generators continue '
                            f"from iteration {saved['iter']}")
+
+
+def _start_persistent_iterators(runner):
+    """Creates the iterators of the training and validation loaders that
+    keep their workers, as the uninterrupted run did in its first epoch:
+    the draw that creation makes then precedes the restored states."""
+    for loop in (runner.train_loop, runner.val_loop):
+        loader = getattr(loop, 'dataloader', None)
+        if isinstance(loader, DataLoader) and loader.persistent_workers \
+                and loader.num_workers > 0:
+            iter(loader)
