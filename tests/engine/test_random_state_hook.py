@@ -4,6 +4,7 @@ import random
 import numpy as np
 import pytest
 import torch
+from mmengine.evaluator import BaseMetric, Evaluator
 from mmengine.model import BaseModel
 from mmengine.runner import Runner
 
@@ -24,21 +25,49 @@ class DrawingModel(BaseModel):
         self.draws = []
 
     def forward(self, inputs, mode='loss'):
-        """inputs: (B, 4), the collated batch."""
+        """inputs: (B, 4), the collated batch. Predicting draws nothing."""
+        if mode == 'predict':
+            return list(inputs)
         noise = torch.rand_like(inputs)
         self.draws.append((noise.sum().item(), float(np.random.rand()),
                            random.random()))
         return dict(loss=self.fc(inputs * noise).pow(2).mean())
 
 
+class CountMetric(BaseMetric):
+    """Counts the validation samples: a validation that draws nothing."""
+
+    def process(self, data_batch, data_samples):
+        self.results.append(len(data_samples))
+
+    def compute_metrics(self, results):
+        return dict(count=sum(results))
+
+
+def persistent_validation():
+    """Runner arguments: a validation loaded by one persistent worker."""
+    return dict(
+        val_dataloader=dict(
+            dataset=[dict(inputs=torch.zeros(4))] * 2,
+            sampler=dict(type='DefaultSampler', shuffle=False),
+            collate_fn=dict(type='default_collate'), batch_size=2,
+            num_workers=1, persistent_workers=True),
+        val_cfg=dict(), val_evaluator=Evaluator([CountMetric()]))
+
+
 def train(work_dir, hooks, resume_from=None, load_from=None,
-          by_epoch=True, persistent_worker=False):
-    """Two epochs of 4 iterations (or 8 iterations, checkpoints every 4),
-    loading in the main process or in one persistent worker; returns the
-    model's draws."""
+          by_epoch=True, persistent_worker=False, epochs=2, validate=False):
+    """``epochs`` epochs of 4 iterations (or 8 iterations, checkpoints every
+    4), loading in the main process or in one persistent worker, with a
+    validation after every epoch if ``validate``; returns the model's
+    draws."""
     model = DrawingModel()
-    loop = dict(by_epoch=True, max_epochs=2) if by_epoch else dict(
+    loop = dict(by_epoch=True, max_epochs=epochs) if by_epoch else dict(
         by_epoch=False, max_iters=8)
+    validation = {}
+    if validate:
+        validation = persistent_validation()
+        loop['val_interval'] = 1
     sampler = 'DefaultSampler' if by_epoch else 'InfiniteSampler'
     checkpoint = dict(type='CheckpointHook', by_epoch=by_epoch,
                       interval=1 if by_epoch else 4)
@@ -56,7 +85,7 @@ def train(work_dir, hooks, resume_from=None, load_from=None,
         custom_hooks=hooks, randomness=dict(seed=3),
         resume=resume_from is not None,
         load_from=str(resume_from or load_from or '') or None,
-        default_scope='mmengine')
+        default_scope='mmengine', **validation)
     runner.train()
     return model.draws
 
@@ -101,6 +130,17 @@ def test_a_resumed_run_draws_what_the_uninterrupted_run_draws(
     reseeded = train(tmp_path / 'reseeded', [],
                      resume_from=tmp_path / 'unhooked' / 'epoch_1.pth')
     assert reseeded != unhooked[4:] and reseeded == unhooked[:4]
+
+
+def test_a_persistent_validation_loader_is_started_before_the_restore(
+        tmp_path):
+    # The uninterrupted run creates the validation iterator (one torch
+    # draw) after epoch 1 and reuses it; resumed after epoch 2, the run
+    # creates it before the restore, so epoch 4 still draws the same.
+    full = train(tmp_path / 'full', HOOK, epochs=4, validate=True)
+    resumed = train(tmp_path / 'resumed', HOOK, epochs=4, validate=True,
+                    resume_from=tmp_path / 'full' / 'epoch_2.pth')
+    assert len(full) == 16 and resumed == full[8:]
 
 
 def test_an_iteration_based_run_resumes_its_draws(tmp_path):
