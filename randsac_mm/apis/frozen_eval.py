@@ -1,8 +1,11 @@
 """Frozen-encoder evaluation of a pretraining config's checkpoint, on the
 labelled data of a data config (the demo, the study, eval_frozen.py)."""
+import statistics
+
 from .config import build_model
 
-__all__ = ['evaluate_checkpoint', 'labelled_loaders']
+__all__ = ['evaluate_checkpoint', 'labelled_loaders',
+           'mean_over_probe_seeds']
 
 
 def labelled_loaders(data_config, train_images=None, test_images=None,
@@ -39,7 +42,9 @@ def labelled_loaders(data_config, train_images=None, test_images=None,
     return tuple(loaders)
 
 
-def evaluate_checkpoint(cfg, checkpoint, loaders, seed=0, **kwargs):
+def evaluate_checkpoint(cfg, checkpoint, loaders, seed=0,
+                        readouts=('linear', 'knn'), probe_seeds=None,
+                        **kwargs):
     """``randsac_mm.evaluation.evaluate_frozen`` of the config's encoder
     loaded from ``checkpoint`` (None: as initialised with ``seed``, the
     no-pretraining baseline).
@@ -47,9 +52,48 @@ def evaluate_checkpoint(cfg, checkpoint, loaders, seed=0, **kwargs):
     Args:
         cfg (mmengine.Config): the pretraining config.
         loaders (tuple): from :func:`labelled_loaders`.
-        **kwargs: passed to ``evaluate_frozen`` (``k``, ``temperature``,
+        seed (int): the random initialisation's seed, and the probes'.
+        readouts (tuple[str]): see ``evaluate_frozen``.
+        probe_seeds (list[int] | None): trains the probes once per seed on
+            the same features, to measure how much a probe's own seed
+            (initialisation, batch order) moves its accuracy: see
+            :func:`mean_over_probe_seeds`. None: once, with ``seed``.
+        **kwargs: passed to ``read_out`` (``k``, ``temperature``,
             ``probe_epochs``).
     """
-    from ..evaluation import evaluate_frozen
+    from ..evaluation import frozen_features, read_out
     model = build_model(cfg, checkpoint, seed=seed)
-    return evaluate_frozen(model, *loaders, seed=seed, **kwargs)
+    features = frozen_features(model, *loaders, readouts)
+    if probe_seeds is None:
+        return read_out(features, readouts, seed=seed, **kwargs)
+    return mean_over_probe_seeds(
+        [read_out(features, readouts, seed=s, **kwargs)
+         for s in probe_seeds], probe_seeds)
+
+
+def mean_over_probe_seeds(results, probe_seeds):
+    """One readout result from several probe seeds' (``read_out`` dicts).
+
+    Returns:
+        dict: each accuracy averaged over the seeds (``layer_linear`` per
+        layer, ``best_layer`` of those means); ``probe_seeds``;
+        ``per_probe_seed``, the results as given; ``probe_seed_sd``, the
+        standard deviation over the seeds of ``linear``, ``knn`` and
+        ``attentive`` (0 for one seed).
+    """
+    from ..evaluation import best_layer
+    mean = dict(results[0])
+    spread = {}
+    for key in ('linear', 'knn', 'attentive'):
+        if key in mean:
+            values = [r[key] for r in results]
+            mean[key] = statistics.mean(values)
+            spread[key] = statistics.stdev(values) if len(values) > 1 \
+                else 0.0
+    if 'layer_linear' in mean:
+        mean['layer_linear'] = [statistics.mean(layer) for layer in zip(
+            *(r['layer_linear'] for r in results))]
+        mean['best_layer'] = best_layer(mean['layer_linear'])
+    mean.update(probe_seeds=list(probe_seeds), per_probe_seed=results,
+                probe_seed_sd=spread)
+    return mean

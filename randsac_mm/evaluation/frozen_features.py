@@ -5,8 +5,8 @@ from .attentive_probe import attentive_probe_accuracy
 from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
 
-__all__ = ['READOUTS', 'evaluate_frozen', 'extract_features',
-           'extract_layer_features']
+__all__ = ['READOUTS', 'best_layer', 'evaluate_frozen', 'extract_features',
+           'extract_layer_features', 'frozen_features', 'read_out']
 
 # What evaluate_frozen can read out of a frozen encoder:
 # - 'linear': the paper's linear probe on the averaged last-layer tokens;
@@ -101,9 +101,87 @@ def extract_layer_features(model, dataloader):
     return torch.cat(features), torch.tensor(labels, dtype=torch.long)
 
 
+def frozen_features(model, train_loader, test_loader,
+                    readouts=('linear', 'knn')):
+    """The features ``readouts`` read, extracted once.
+
+    Args:
+        model: see :func:`extract_features`.
+        train_loader, test_loader: see :func:`evaluate_frozen`.
+        readouts (tuple[str]): any of ``READOUTS``.
+
+    Returns:
+        dict: ``(train, test)`` pairs of (features, labels) tuples, under
+        ``pooled`` ([N, C], for 'linear' and 'knn'), ``tokens``
+        ([N, L, C], 'attentive') and ``layers`` ([N, num_layers, C]).
+    """
+    unknown = sorted(set(readouts) - set(READOUTS))
+    if unknown:
+        raise ValueError(f'readouts: unknown {unknown}; allowed: {READOUTS}')
+    loaders = (train_loader, test_loader)
+    features = {}
+    if 'linear' in readouts or 'knn' in readouts:
+        features['pooled'] = tuple(extract_features(model, loader)
+                                   for loader in loaders)
+    if 'attentive' in readouts:
+        features['tokens'] = tuple(
+            extract_features(model, loader, tokens=True)
+            for loader in loaders)
+    if 'layers' in readouts:
+        features['layers'] = tuple(extract_layer_features(model, loader)
+                                   for loader in loaders)
+    return features
+
+
+def read_out(features, readouts=('linear', 'knn'), k=20, temperature=0.07,
+             probe_epochs=90, seed=0):
+    """The readouts of :func:`frozen_features`' features.
+
+    Args:
+        features (dict): from :func:`frozen_features` with these
+            ``readouts``.
+        readouts, k, temperature, probe_epochs, seed: see
+            :func:`evaluate_frozen`.
+
+    Returns:
+        dict: see :func:`evaluate_frozen`.
+    """
+    warmup = min(10, probe_epochs // 9)
+    probe = dict(epochs=probe_epochs, warmup_epochs=warmup, seed=seed)
+    result = {}
+    if 'linear' in readouts or 'knn' in readouts:
+        train, test = features['pooled']
+        result['feature_dim'] = int(train[0].shape[1])
+        if 'linear' in readouts:
+            result['linear'] = linear_probe_accuracy(*train, *test, **probe)
+        if 'knn' in readouts:
+            result['knn'] = knn_accuracy(*train, *test, k=k,
+                                         temperature=temperature)
+    if 'attentive' in readouts:
+        train, test = features['tokens']
+        result['feature_dim'] = int(train[0].shape[-1])
+        result['attentive'] = attentive_probe_accuracy(*train, *test,
+                                                       **probe)
+    if 'layers' in readouts:
+        train, test = features['layers']
+        result['layer_linear'] = [
+            linear_probe_accuracy(train[0][:, i], train[1], test[0][:, i],
+                                  test[1], **probe)
+            for i in range(train[0].shape[1])]
+        result['best_layer'] = best_layer(result['layer_linear'])
+    return result
+
+
+def best_layer(layer_accuracies):
+    """The 1-based index of the layer whose probe reads out best."""
+    return max(range(len(layer_accuracies)),
+               key=layer_accuracies.__getitem__) + 1
+
+
 def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
                     probe_epochs=90, seed=0, readouts=('linear', 'knn')):
-    """Readouts of a frozen encoder.
+    """Readouts of a frozen encoder: :func:`read_out` of its
+    :func:`frozen_features`.
 
     Args:
         model: see :func:`extract_features`.
@@ -113,7 +191,7 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
         test_loader: the labelled test images.
         k, temperature: see :func:`knn_accuracy`.
         probe_epochs (int): the linear and attentive probes' epochs.
-        seed (int): the probes' seed.
+        seed (int): the probes' seed (initialisation and batch order).
         readouts (tuple[str]): any of ``READOUTS``.
 
     Returns:
@@ -121,38 +199,6 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
         for 'layers' ``layer_linear`` (one per encoder layer) and
         ``best_layer`` (1-based); ``feature_dim``.
     """
-    unknown = sorted(set(readouts) - set(READOUTS))
-    if unknown:
-        raise ValueError(f'readouts: unknown {unknown}; allowed: {READOUTS}')
-    warmup = min(10, probe_epochs // 9)
-    result = {}
-    if 'linear' in readouts or 'knn' in readouts:
-        train = extract_features(model, train_loader)
-        test = extract_features(model, test_loader)
-        result['feature_dim'] = int(train[0].shape[1])
-        if 'linear' in readouts:
-            result['linear'] = linear_probe_accuracy(
-                *train, *test, epochs=probe_epochs, warmup_epochs=warmup,
-                seed=seed)
-        if 'knn' in readouts:
-            result['knn'] = knn_accuracy(*train, *test, k=k,
-                                         temperature=temperature)
-    if 'attentive' in readouts:
-        train = extract_features(model, train_loader, tokens=True)
-        test = extract_features(model, test_loader, tokens=True)
-        result['feature_dim'] = int(train[0].shape[-1])
-        result['attentive'] = attentive_probe_accuracy(
-            *train, *test, epochs=probe_epochs, warmup_epochs=warmup,
-            seed=seed)
-    if 'layers' in readouts:
-        train = extract_layer_features(model, train_loader)
-        test = extract_layer_features(model, test_loader)
-        result['layer_linear'] = [
-            linear_probe_accuracy(train[0][:, i], train[1], test[0][:, i],
-                                  test[1], epochs=probe_epochs,
-                                  warmup_epochs=warmup, seed=seed)
-            for i in range(train[0].shape[1])]
-        best = max(range(len(result['layer_linear'])),
-                   key=result['layer_linear'].__getitem__)
-        result['best_layer'] = best + 1
-    return result
+    features = frozen_features(model, train_loader, test_loader, readouts)
+    return read_out(features, readouts, k=k, temperature=temperature,
+                    probe_epochs=probe_epochs, seed=seed)

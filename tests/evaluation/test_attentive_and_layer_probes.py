@@ -113,3 +113,38 @@ def test_layer_features_are_each_layers_normed_average(digits_loaders):
     expected = model.backbone.ln1(first).mean(1)
     torch.testing.assert_close(features[:64, 0], expected, rtol=1e-5,
                                atol=1e-5)
+
+
+def test_features_extracted_once_read_out_as_evaluate_frozen(
+        digits_loaders):
+    from randsac_mm.evaluation import frozen_features, read_out
+
+    from ..models.helpers import build_model
+    model = build_model('skip', enc_layers=2)
+    readouts = ('linear', 'knn', 'attentive', 'layers')
+    features = frozen_features(model, *digits_loaders, readouts)
+    assert set(features) == {'pooled', 'tokens', 'layers'}
+    assert features['tokens'][0][0].shape[:2] == (200, 64)  # 32/4 squared
+    for seed in (0, 1):
+        assert read_out(features, readouts, probe_epochs=5, seed=seed) == \
+            evaluate_frozen(model, *digits_loaders, probe_epochs=5,
+                            seed=seed, readouts=readouts)
+
+
+def test_mean_over_probe_seeds():
+    from randsac_mm.apis.frozen_eval import mean_over_probe_seeds
+    runs = [dict(linear=80.0, knn=70.0, layer_linear=[60.0, 80.0],
+                 best_layer=2, feature_dim=32),
+            dict(linear=82.0, knn=70.0, layer_linear=[90.0, 82.0],
+                 best_layer=1, feature_dim=32)]
+    result = mean_over_probe_seeds(runs, [3, 4])
+    assert result['linear'] == 81.0 and result['knn'] == 70.0
+    assert result['probe_seed_sd'] == pytest.approx(
+        dict(linear=2 ** 0.5, knn=0.0))
+    # Per layer means (75, 81): the best layer is the best mean's.
+    assert result['layer_linear'] == [75.0, 81.0]
+    assert result['best_layer'] == 2
+    assert result['probe_seeds'] == [3, 4] and result['per_probe_seed'] == runs
+    assert result['feature_dim'] == 32
+    assert mean_over_probe_seeds(runs[:1], [3])['probe_seed_sd'] == dict(
+        linear=0.0, knn=0.0)

@@ -114,6 +114,10 @@ def test_frozen_evaluation_of_the_trained_checkpoint(checkpoint, tmp_path):
     assert f"k-NN (k=20) {result['knn']:.2f}%" in out.stdout
     with pytest.raises(pytest.fail.Exception, match='CHECKPOINT or'):
         run_tool(['tools/analysis/eval_frozen.py', CONFIG, '--data', data])
+    with pytest.raises(pytest.fail.Exception,
+                       match=r'--probe-seeds must be distinct, got \[1, 1\]'):
+        run_tool(['tools/analysis/eval_frozen.py', CONFIG, checkpoint,
+                  '--data', data, '--probe-seeds', '1', '1'])
 
 
 def test_eval_frozen_reads_out_every_probe(checkpoint, tmp_path):
@@ -124,12 +128,32 @@ def test_eval_frozen_reads_out_every_probe(checkpoint, tmp_path):
         'tools/analysis/eval_frozen.py', CONFIG, checkpoint, '--data',
         f'{REPO_ROOT}/configs/_base_/datasets/mnist5k.py', '--probe',
         'linear', 'knn', 'attentive', 'layers', '--probe-epochs', '5',
-        '--train-images', '1000', '--test-images', '300', '--out',
-        out]).stdout
+        '--train-images', '1000', '--test-images', '300', '--probe-seeds',
+        '0', '1', '--out', out]).stdout
     result = json.loads(out.read_text())
+    # Trained once per probe seed on the same features: each seed's
+    # accuracies, their means and standard deviations.
+    assert result['probe_seeds'] == [0, 1]
+    per_seed = result['per_probe_seed']
+    seed_1_line, = [line for line in printed.splitlines()
+                    if line.startswith('probe seed 1: ')]
     for readout in ('linear', 'knn', 'attentive'):
-        assert 10 < result[readout] <= 100, result  # above chance (10%)
-        assert f'{result[readout]:.2f}%' in printed
+        values = [one[readout] for one in per_seed]
+        assert 10 < min(values) <= max(values) <= 100, result  # chance: 10
+        assert result[readout] == pytest.approx(sum(values) / 2)
+        assert result['probe_seed_sd'][readout] == pytest.approx(
+            abs(values[0] - values[1]) / 2 ** 0.5)
+        assert f'{values[1]:.2f}%' in seed_1_line
+        assert f'{result[readout]:.2f}% (sd ' in printed
+    assert result['probe_seed_sd']['knn'] == 0  # the k-NN has no seed
+    # One probe seed's entry is what a run with that --seed reads out.
+    one_seed = tmp_path / 'seed1.json'
+    run_tool(['tools/analysis/eval_frozen.py', CONFIG, checkpoint, '--data',
+              f'{REPO_ROOT}/configs/_base_/datasets/mnist5k.py', '--probe',
+              'attentive', '--probe-epochs', '5', '--train-images', '1000',
+              '--test-images', '300', '--seed', '1', '--out', one_seed])
+    assert json.loads(one_seed.read_text())['attentive'] == \
+        per_seed[1]['attentive']
     # ViT-mini/4 of the demo: 6 layers; the last is the linear feature.
     assert len(result['layer_linear']) == 6
     assert result['layer_linear'][-1] == pytest.approx(result['linear'])

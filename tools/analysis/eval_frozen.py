@@ -10,12 +10,15 @@ matching shape. Labelled data come from a data config with a
 
     python tools/analysis/eval_frozen.py CONFIG CHECKPOINT --data DATA_CONFIG
         [--probe linear knn attentive layers] [--k 20] [--temperature 0.07]
-        [--probe-epochs 90] [--out result.json]
+        [--probe-epochs 90] [--probe-seeds 0 1 2 3 4] [--out result.json]
     python tools/analysis/eval_frozen.py CONFIG --random-init --data ...
 
 It prints the top-1 accuracies of the readouts asked for (``--probe``;
 ``randsac_mm.evaluation`` describes each) and writes them as JSON
 (default: next to the checkpoint, ``<checkpoint>.frozen_eval.json``).
+With ``--probe-seeds`` the probes are trained once per seed on features
+extracted once: the accuracies are the means, and the JSON gives each
+seed's and the standard deviation (``probe_seed_sd``).
 """
 import argparse
 import json
@@ -48,9 +51,19 @@ def parse_args(argv=None):
                         help='readouts: the linear probe, k-NN, attentive '
                         'probe, linear probe of every layer (default: '
                         'linear knn)')
-    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--seed', type=int, default=0,
+                        help='seeds the probes and a --random-init model')
+    parser.add_argument('--probe-seeds', type=int, nargs='+',
+                        help='train the probes once per seed on the same '
+                        'features and report the mean and the standard '
+                        'deviation over the seeds: how much the probe\'s '
+                        'own seed moves it (default: once, with --seed)')
     parser.add_argument('--out', help='JSON to write')
     args = parser.parse_args(argv)
+    if args.probe_seeds and len(set(args.probe_seeds)) != len(
+            args.probe_seeds):
+        parser.error(f'--probe-seeds must be distinct, got '
+                     f'{args.probe_seeds}')
     if (args.checkpoint is None) == (not args.random_init):
         parser.error('give a CHECKPOINT or --random-init (one of them)')
     for path in (args.config, args.data, args.checkpoint):
@@ -72,9 +85,10 @@ def main(argv=None):
     loaders = labelled_loaders(args.data, args.train_images,
                                args.test_images, seed=args.seed)
     result = evaluate_checkpoint(cfg, args.checkpoint, loaders, args.seed,
+                                 readouts=tuple(args.probe),
+                                 probe_seeds=args.probe_seeds,
                                  k=args.k, temperature=args.temperature,
-                                 probe_epochs=args.probe_epochs,
-                                 readouts=tuple(args.probe))
+                                 probe_epochs=args.probe_epochs)
     result.update(config=args.config, checkpoint=args.checkpoint,
                   data=args.data, k=args.k, temperature=args.temperature,
                   probe_epochs=args.probe_epochs)
@@ -84,9 +98,16 @@ def main(argv=None):
         json.dump(result, f, indent=2)
     names = dict(linear='linear probe', knn=f'k-NN (k={args.k})',
                  attentive='attentive probe')
-    print('  '.join(f'{names[r]} {result[r]:.2f}%' for r in names
-                    if r in result) + f"  ({result['feature_dim']}-d "
-          'features)')
+    for seed, one in zip(args.probe_seeds or [],
+                         result.get('per_probe_seed', [])):
+        print(f'probe seed {seed}: ' + '  '.join(
+            f'{names[r]} {one[r]:.2f}%' for r in names if r in one))
+    spread = result.get('probe_seed_sd')
+    print(('mean over the probe seeds: ' if spread else '') + '  '.join(
+        f'{names[r]} {result[r]:.2f}%' + (
+            f' (sd {spread[r]:.2f})' if spread else '')
+        for r in names if r in result) +
+        f"  ({result['feature_dim']}-d features)")
     if 'layer_linear' in result:
         print('linear probe per layer: ' + ', '.join(
             f'{i}: {a:.2f}%' for i, a in enumerate(result['layer_linear'],
