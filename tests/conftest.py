@@ -25,11 +25,13 @@ mmengine.config.config.FormatCode = _unformatted
 # Under `pytest -n N` (as `make test` runs) the N workers share the cores:
 # each gets its share of them, in process and in the tools it launches,
 # so that no worker's threads wait on another's. The cores this process may
-# run on, as the Makefile's `nproc` counts them (os.cpu_count() would count
-# the machine's, more than a CPU-pinned container has).
+# run on, which the Makefile's `nproc` counts too (os.cpu_count() counts
+# the machine's, more than a CPU-pinned container has; it is the fallback
+# where there is no sched_getaffinity, off Linux).
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') \
+    else (os.cpu_count() or 1)
 THREADS_PER_WORKER = max(
-    1, len(os.sched_getaffinity(0))
-    // int(os.environ.get('PYTEST_XDIST_WORKER_COUNT', '1')))
+    1, CORES // int(os.environ.get('PYTEST_XDIST_WORKER_COUNT', '1')))
 torch.set_num_threads(THREADS_PER_WORKER)
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))

@@ -45,9 +45,9 @@ def labelled_loaders(data_config, train_images=None, test_images=None,
 def evaluate_checkpoint(cfg, checkpoint, loaders, seed=0,
                         readouts=('linear', 'knn'), probe_seeds=None,
                         **kwargs):
-    """``randsac_mm.evaluation.evaluate_frozen`` of the config's encoder
-    loaded from ``checkpoint`` (None: as initialised with ``seed``, the
-    no-pretraining baseline).
+    """The readouts (``randsac_mm.evaluation.read_out``) of the config's
+    encoder loaded from ``checkpoint`` (None: as initialised with ``seed``,
+    the no-pretraining baseline), its features extracted once.
 
     Args:
         cfg (mmengine.Config): the pretraining config.
@@ -61,9 +61,12 @@ def evaluate_checkpoint(cfg, checkpoint, loaders, seed=0,
         **kwargs: passed to ``read_out`` (``k``, ``temperature``,
             ``probe_epochs``).
     """
-    from ..evaluation import frozen_features, read_out
+    from ..evaluation import extract_readout_features, read_out
+    if probe_seeds is not None and not probe_seeds:
+        raise ValueError('probe_seeds: give at least one seed, or None for '
+                         'one probe seeded with seed')
     model = build_model(cfg, checkpoint, seed=seed)
-    features = frozen_features(model, *loaders, readouts)
+    features = extract_readout_features(model, *loaders, readouts)
     if probe_seeds is None:
         return read_out(features, readouts, seed=seed, **kwargs)
     return mean_over_probe_seeds(

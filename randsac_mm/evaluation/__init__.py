@@ -7,14 +7,13 @@ from .frozen_features import (
                               evaluate_frozen,
                               extract_features,
                               extract_layer_features,
-                              frozen_features,
+                              extract_readout_features,
                               read_out,
 )
 from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
 
 __all__ = ['READOUTS', 'AttentivePoolingHead', 'attentive_probe_accuracy',
-           'best_layer',
-           'evaluate_frozen', 'extract_features', 'extract_layer_features',
-           'frozen_features', 'knn_accuracy', 'linear_probe_accuracy',
-           'read_out']
+           'best_layer', 'evaluate_frozen', 'extract_features',
+           'extract_layer_features', 'extract_readout_features',
+           'knn_accuracy', 'linear_probe_accuracy', 'read_out']

@@ -6,7 +6,7 @@ from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
 
 __all__ = ['READOUTS', 'best_layer', 'evaluate_frozen', 'extract_features',
-           'extract_layer_features', 'frozen_features', 'read_out']
+           'extract_layer_features', 'extract_readout_features', 'read_out']
 
 # What evaluate_frozen can read out of a frozen encoder:
 # - 'linear': the paper's linear probe on the averaged last-layer tokens;
@@ -101,8 +101,8 @@ def extract_layer_features(model, dataloader):
     return torch.cat(features), torch.tensor(labels, dtype=torch.long)
 
 
-def frozen_features(model, train_loader, test_loader,
-                    readouts=('linear', 'knn')):
+def extract_readout_features(model, train_loader, test_loader,
+                             readouts=('linear', 'knn')):
     """The features ``readouts`` read, extracted once.
 
     Args:
@@ -135,10 +135,10 @@ def frozen_features(model, train_loader, test_loader,
 
 def read_out(features, readouts=('linear', 'knn'), k=20, temperature=0.07,
              probe_epochs=90, seed=0):
-    """The readouts of :func:`frozen_features`' features.
+    """The readouts of :func:`extract_readout_features`' features.
 
     Args:
-        features (dict): from :func:`frozen_features` with these
+        features (dict): from :func:`extract_readout_features` with these
             ``readouts``.
         readouts, k, temperature, probe_epochs, seed: see
             :func:`evaluate_frozen`.
@@ -164,6 +164,7 @@ def read_out(features, readouts=('linear', 'knn'), k=20, temperature=0.07,
                                                        **probe)
     if 'layers' in readouts:
         train, test = features['layers']
+        result['feature_dim'] = int(train[0].shape[-1])
         result['layer_linear'] = [
             linear_probe_accuracy(train[0][:, i], train[1], test[0][:, i],
                                   test[1], **probe)
@@ -181,7 +182,7 @@ def best_layer(layer_accuracies):
 def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
                     probe_epochs=90, seed=0, readouts=('linear', 'knn')):
     """Readouts of a frozen encoder: :func:`read_out` of its
-    :func:`frozen_features`.
+    :func:`extract_readout_features`.
 
     Args:
         model: see :func:`extract_features`.
@@ -199,6 +200,7 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
         for 'layers' ``layer_linear`` (one per encoder layer) and
         ``best_layer`` (1-based); ``feature_dim``.
     """
-    features = frozen_features(model, train_loader, test_loader, readouts)
+    features = extract_readout_features(model, train_loader, test_loader,
+                                        readouts)
     return read_out(features, readouts, k=k, temperature=temperature,
                     probe_epochs=probe_epochs, seed=seed)

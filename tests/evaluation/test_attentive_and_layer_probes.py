@@ -97,6 +97,10 @@ def test_frozen_readouts_of_a_model(digits_loaders):
     linear = evaluate_frozen(model, *digits_loaders, probe_epochs=10,
                              readouts=('linear', ))['linear']
     assert result['layer_linear'][-1] == pytest.approx(linear, abs=1e-6)
+    # The feature width is reported whatever the readouts (the tool
+    # prints it).
+    assert evaluate_frozen(model, *digits_loaders, probe_epochs=1,
+                           readouts=('layers', ))['feature_dim'] == 32
     with pytest.raises(ValueError, match=r"readouts: unknown \['cka'\]"):
         evaluate_frozen(model, *digits_loaders, readouts=('cka', ))
 
@@ -115,14 +119,15 @@ def test_layer_features_are_each_layers_normed_average(digits_loaders):
                                atol=1e-5)
 
 
-def test_features_extracted_once_read_out_as_evaluate_frozen(
-        digits_loaders):
-    from randsac_mm.evaluation import frozen_features, read_out
+def test_features_extracted_once_serve_every_probe_seed(digits_loaders):
+    # Each seed's readout of the shared features is a fresh evaluation's:
+    # reading out one seed leaves the features as they were.
+    from randsac_mm.evaluation import extract_readout_features, read_out
 
     from ..models.helpers import build_model
     model = build_model('skip', enc_layers=2)
     readouts = ('linear', 'knn', 'attentive', 'layers')
-    features = frozen_features(model, *digits_loaders, readouts)
+    features = extract_readout_features(model, *digits_loaders, readouts)
     assert set(features) == {'pooled', 'tokens', 'layers'}
     assert features['tokens'][0][0].shape[:2] == (200, 64)  # 32/4 squared
     for seed in (0, 1):
@@ -133,10 +138,10 @@ def test_features_extracted_once_read_out_as_evaluate_frozen(
 
 def test_mean_over_probe_seeds():
     from randsac_mm.apis.frozen_eval import mean_over_probe_seeds
-    runs = [dict(linear=80.0, knn=70.0, layer_linear=[60.0, 80.0],
-                 best_layer=2, feature_dim=32),
-            dict(linear=82.0, knn=70.0, layer_linear=[90.0, 82.0],
-                 best_layer=1, feature_dim=32)]
+    runs = [dict(linear=80.0, knn=70.0, layer_linear=[90.0, 82.0],
+                 best_layer=1, feature_dim=32),
+            dict(linear=82.0, knn=70.0, layer_linear=[60.0, 80.0],
+                 best_layer=2, feature_dim=32)]
     result = mean_over_probe_seeds(runs, [3, 4])
     assert result['linear'] == 81.0 and result['knn'] == 70.0
     assert result['probe_seed_sd'] == pytest.approx(
@@ -148,3 +153,9 @@ def test_mean_over_probe_seeds():
     assert result['feature_dim'] == 32
     assert mean_over_probe_seeds(runs[:1], [3])['probe_seed_sd'] == dict(
         linear=0.0, knn=0.0)
+
+
+def test_an_empty_list_of_probe_seeds_is_refused():
+    from randsac_mm.apis.frozen_eval import evaluate_checkpoint
+    with pytest.raises(ValueError, match='probe_seeds: give at least one'):
+        evaluate_checkpoint(None, None, (), probe_seeds=[])

@@ -56,13 +56,14 @@ class RandomStateHook(Hook):
 
     Exact where nothing draws between the checkpoint and the next training
     iteration in one run and not the other. Creating a data loader's
-    iterator draws once from torch's CPU generator: a persistent loader's
-    first iterator is created before the restore (the uninterrupted run
-    made it before the checkpoint), but a validation between the checkpoint
-    and the next epoch that creates its iterator (each one with a
-    non-persistent loader, the first with a persistent one) is one draw the
-    resumed run does not make. DeepSpeed's strategy calls no checkpoint
-    hook: there the hook does nothing.
+    iterator draws once from torch's CPU generator: the resumed run creates
+    a persistent loader's first iterator before the restore, which matches
+    an uninterrupted run that created it before the checkpoint; a
+    validation between the checkpoint and the next training iteration that
+    creates its iterator (each one with a non-persistent loader, the first
+    with a persistent one) is one draw the resumed run does not make.
+    DeepSpeed's strategy calls no checkpoint hook: there the hook does
+    nothing.
     """
 
     priority = 'VERY_HIGH'
