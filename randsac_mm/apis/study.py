@@ -405,6 +405,20 @@ def _values_of_seeds(entry, readout, seeds):
     return [by_seed[s] for s in seeds]
 
 
+def _portable_paths(settings):
+    """``settings`` (an ``asdict``) with its paths under the current
+    directory made relative to it, so a committed study.json does not name
+    the machine it ran on."""
+    shown = dict(settings)
+    for key in ('configs', 'eval_data', 'work_dir', 'data_root'):
+        path = shown[key]
+        if path and osp.isabs(path):
+            relative = osp.relpath(path)
+            if not relative.startswith(os.pardir):
+                shown[key] = relative
+    return shown
+
+
 def run_study(settings, log=print):
     """Runs (or reuses) every run of the study and writes its results.
 
@@ -445,7 +459,8 @@ def run_study(settings, log=print):
         [r for r in records if r['epoch'] in (0, epoch)], settings.variants,
         settings.readouts) for epoch in settings.eval_epochs}
     orderings = ordering_gaps(summaries, settings.readouts)
-    result = dict(settings=asdict(settings), records=records,
+    result = dict(settings=_portable_paths(asdict(settings)),
+                  records=records,
                   summary={str(e): s for e, s in summaries.items()},
                   orderings=orderings,
                   pretrain_minutes=sum(

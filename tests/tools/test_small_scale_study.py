@@ -1,8 +1,10 @@
 """The small-scale study: its quick run and a tiny learning curve end to
 end (tools/benchmarks/small_scale_study.py), and its bookkeeping
 (randsac_mm.apis.study)."""
+import glob
 import json
 import os.path as osp
+import shutil
 
 import pytest
 from mmengine.config import Config
@@ -29,6 +31,9 @@ def test_quick_study_writes_table_json_and_chart(tmp_path):
     result = json.loads((work / 'study.json').read_text())
     assert [r['variant'] for r in result['records']] == \
         study.QUICK['variants']
+    # Paths inside the directory it ran from are recorded relative to it.
+    assert result['settings']['configs'] == 'configs/small_scale'
+    assert result['settings']['data_root'] == root
     summary = result['summary']['1']
     assert list(summary) == study.QUICK['variants']
     for record in result['records']:
@@ -110,6 +115,28 @@ def test_a_learning_curve_from_one_run_per_seed(tmp_path):
     assert resumed['resumed_from'] == 'epoch_1.pth'
     assert json.loads((run / 'eval_epoch2.json').read_text())['linear'] == \
         first['linear']
+
+
+def test_the_committed_training_length_report_is_what_its_records_give(
+        tmp_path):
+    """docs/benchmarks/small_scale_curve: its records alone (no
+    checkpoints, as in a clone) give the committed summary and gaps."""
+    committed = osp.join(REPO_ROOT, 'docs', 'benchmarks',
+                         'small_scale_curve')
+    records = glob.glob(osp.join(committed, 'runs', '*', '*.json'))
+    assert records
+    for record in records:
+        run = tmp_path / 'runs' / osp.basename(osp.dirname(record))
+        run.mkdir(parents=True, exist_ok=True)
+        shutil.copy(record, run)
+    out = run_tool([TOOL, '--curve', '--report-only', '--work-dir',
+                    tmp_path], timeout=300)
+    assert 'Epoch(train)' not in out.stdout + out.stderr
+    ours = json.loads((tmp_path / 'study.json').read_text())
+    with open(osp.join(committed, 'study.json')) as f:
+        theirs = json.load(f)
+    for key in ('records', 'summary', 'orderings'):
+        assert ours[key] == theirs[key], key
 
 
 def test_variant_configs_cite_their_paper_row_and_the_metafile_its_number():

@@ -5,7 +5,7 @@
         # 3 seeds, 5 epochs: about 1.6 h on 2 cores
     python tools/benchmarks/small_scale_study.py --curve    # training length:
         # 7 variants, 3 seeds, 30 epochs read out at 5/10/20/30 with three
-        # readouts: about 9 h on one core
+        # readouts: about 8.5 h on one core
     python tools/benchmarks/small_scale_study.py --quick    # the test's run
 
 Runs already in --work-dir are reused and interrupted ones resume, so a
