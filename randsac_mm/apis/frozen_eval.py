@@ -4,7 +4,7 @@ import statistics
 
 from .config import build_model
 
-__all__ = ['evaluate_checkpoint', 'labelled_loaders',
+__all__ = ['check_probe_seeds', 'evaluate_checkpoint', 'labelled_loaders',
            'mean_over_probe_seeds']
 
 
@@ -62,9 +62,8 @@ def evaluate_checkpoint(cfg, checkpoint, loaders, seed=0,
             ``probe_epochs``).
     """
     from ..evaluation import extract_readout_features, read_out
-    if probe_seeds is not None and not probe_seeds:
-        raise ValueError('probe_seeds: give at least one seed, or None for '
-                         'one probe seeded with seed')
+    if probe_seeds is not None:
+        check_probe_seeds(probe_seeds)
     model = build_model(cfg, checkpoint, seed=seed)
     features = extract_readout_features(model, *loaders, readouts)
     if probe_seeds is None:
@@ -74,6 +73,17 @@ def evaluate_checkpoint(cfg, checkpoint, loaders, seed=0,
          for s in probe_seeds], probe_seeds)
 
 
+def check_probe_seeds(probe_seeds, name='probe_seeds'):
+    """Raises ValueError, naming the argument ``name``, unless
+    ``probe_seeds`` holds at least one seed and no seed twice (a repeated
+    seed repeats its result and shrinks the standard deviation)."""
+    if not probe_seeds:
+        raise ValueError(f'{name}: give at least one seed, or None for one '
+                         'probe seeded with seed')
+    if len(set(probe_seeds)) != len(probe_seeds):
+        raise ValueError(f'{name} must be distinct, got {list(probe_seeds)}')
+
+
 def mean_over_probe_seeds(results, probe_seeds):
     """One readout result from several probe seeds' (``read_out`` dicts).
 
@@ -81,13 +91,13 @@ def mean_over_probe_seeds(results, probe_seeds):
         dict: each accuracy averaged over the seeds (``layer_linear`` per
         layer, ``best_layer`` of those means); ``probe_seeds``;
         ``per_probe_seed``, the results as given; ``probe_seed_sd``, the
-        standard deviation over the seeds of ``linear``, ``knn`` and
-        ``attentive`` (0 for one seed).
+        standard deviation over the seeds of each of the
+        ``ACCURACY_READOUTS`` read out (0 for one seed).
     """
-    from ..evaluation import best_layer
+    from ..evaluation import ACCURACY_READOUTS, best_layer
     mean = dict(results[0])
     spread = {}
-    for key in ('linear', 'knn', 'attentive'):
+    for key in ACCURACY_READOUTS:
         if key in mean:
             values = [r[key] for r in results]
             mean[key] = statistics.mean(values)

@@ -2,6 +2,7 @@
 linear probe, a k-NN, an attentive probe and a per-layer linear probe."""
 from .attentive_probe import AttentivePoolingHead, attentive_probe_accuracy
 from .frozen_features import (
+                              ACCURACY_READOUTS,
                               READOUTS,
                               best_layer,
                               evaluate_frozen,
@@ -13,7 +14,8 @@ from .frozen_features import (
 from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
 
-__all__ = ['READOUTS', 'AttentivePoolingHead', 'attentive_probe_accuracy',
-           'best_layer', 'evaluate_frozen', 'extract_features',
-           'extract_layer_features', 'extract_readout_features',
-           'knn_accuracy', 'linear_probe_accuracy', 'read_out']
+__all__ = ['ACCURACY_READOUTS', 'READOUTS', 'AttentivePoolingHead',
+           'attentive_probe_accuracy', 'best_layer', 'evaluate_frozen',
+           'extract_features', 'extract_layer_features',
+           'extract_readout_features', 'knn_accuracy',
+           'linear_probe_accuracy', 'read_out']

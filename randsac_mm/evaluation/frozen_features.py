@@ -5,8 +5,9 @@ from .attentive_probe import attentive_probe_accuracy
 from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
 
-__all__ = ['READOUTS', 'best_layer', 'evaluate_frozen', 'extract_features',
-           'extract_layer_features', 'extract_readout_features', 'read_out']
+__all__ = ['ACCURACY_READOUTS', 'READOUTS', 'best_layer', 'evaluate_frozen',
+           'extract_features', 'extract_layer_features',
+           'extract_readout_features', 'read_out']
 
 # What evaluate_frozen can read out of a frozen encoder:
 # - 'linear': the paper's linear probe on the averaged last-layer tokens;
@@ -14,7 +15,9 @@ __all__ = ['READOUTS', 'best_layer', 'evaluate_frozen', 'extract_features',
 # - 'attentive': an attentive probe on the last layer's tokens;
 # - 'layers': the linear probe on each layer's averaged (final-normed)
 #   tokens, and which layer is best.
-READOUTS = ('linear', 'knn', 'attentive', 'layers')
+# The first three each give one top-1 accuracy, under their own name.
+ACCURACY_READOUTS = ('linear', 'knn', 'attentive')
+READOUTS = ACCURACY_READOUTS + ('layers', )
 
 
 def pooled(features):

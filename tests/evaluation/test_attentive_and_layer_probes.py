@@ -155,7 +155,10 @@ def test_mean_over_probe_seeds():
         linear=0.0, knn=0.0)
 
 
-def test_an_empty_list_of_probe_seeds_is_refused():
+def test_an_empty_or_repeating_list_of_probe_seeds_is_refused():
     from randsac_mm.apis.frozen_eval import evaluate_checkpoint
     with pytest.raises(ValueError, match='probe_seeds: give at least one'):
         evaluate_checkpoint(None, None, (), probe_seeds=[])
+    with pytest.raises(ValueError,
+                       match=r'probe_seeds must be distinct, got \[2, 2\]'):
+        evaluate_checkpoint(None, None, (), probe_seeds=(2, 2))

@@ -60,10 +60,12 @@ def parse_args(argv=None):
                         'own seed moves it (default: once, with --seed)')
     parser.add_argument('--out', help='JSON to write')
     args = parser.parse_args(argv)
-    if args.probe_seeds and len(set(args.probe_seeds)) != len(
-            args.probe_seeds):
-        parser.error(f'--probe-seeds must be distinct, got '
-                     f'{args.probe_seeds}')
+    if args.probe_seeds is not None:
+        from randsac_mm.apis.frozen_eval import check_probe_seeds
+        try:
+            check_probe_seeds(args.probe_seeds, name='--probe-seeds')
+        except ValueError as e:
+            parser.error(str(e))
     if (args.checkpoint is None) == (not args.random_init):
         parser.error('give a CHECKPOINT or --random-init (one of them)')
     for path in (args.config, args.data, args.checkpoint):
