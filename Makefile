@@ -8,6 +8,9 @@
 #                            on 2 cores), mmsegmentation, mmdet and the
 #                            test tools
 #   make test                install-downstream, lint, the whole suite
+#   make wheelhouse          wheelhouse/py3.11, wheelhouse/py3.12: the pure-
+#                            Python wheels of the pretraining path, for a GPU
+#                            node without network (docs/install.md)
 #
 # Variables a user may set:
 #   PYTHON=python3.11   interpreter that creates .venv
@@ -26,7 +29,7 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); \
 	[ $$n -gt 4 ] && n=4; echo $$n)
 REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
-.PHONY: install install-downstream lint test demo clean clean-venv
+.PHONY: install install-downstream lint test demo wheelhouse clean clean-venv
 
 install: $(STAMP)
 
@@ -72,6 +75,9 @@ test: install-downstream lint
 
 demo: install
 	$(PY) tools/demo.py --work-dir work_dirs/demo
+
+wheelhouse: install
+	$(PY) tools/misc/wheelhouse.py --out wheelhouse
 
 clean:
 	rm -rf work_dirs

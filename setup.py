@@ -35,7 +35,7 @@ setup(
     'pretraining and transfer for OpenMMLab',
     long_description=open(osp.join(HERE, 'README.md')).read(),
     long_description_content_type='text/markdown',
-    python_requires='>=3.11,<3.12',
+    python_requires='>=3.11,<3.13',
     packages=find_packages(include=['randsac_mm', 'randsac_mm.*']),
     include_package_data=True,
     package_data={'randsac_mm': ['datasets/meta/*.txt']},

@@ -1,8 +1,10 @@
 """Checks, at registration, the installed OpenMMLab stack against our pins.
 
 A version other than the pinned one gets a warning that names the fix: it
-may well work. Refused, with the command that fixes it, is only what is
-known to break:
+may well work. The older torch releases of GPU nodes that bring their own
+(``UNTESTED_RELEASES``) get a warning that they are untested and what to
+do. Refused, with the command that fixes it, is only what is known to
+break:
 
 - a package the stack needs is missing;
 - the ``onedl-*`` fork installed beside upstream (the same import names:
@@ -20,8 +22,8 @@ import warnings
 from importlib import metadata
 from importlib.util import find_spec
 
-__all__ = ['DOWNSTREAM', 'PRETRAINING', 'REQUIRED_VERSIONS', 'check_versions',
-           'find_version_problems']
+__all__ = ['DOWNSTREAM', 'PRETRAINING', 'REQUIRED_VERSIONS',
+           'UNTESTED_RELEASES', 'check_versions', 'find_version_problems']
 
 INSTALL_DOWNSTREAM = 'make install-downstream'
 # distribution -> (pinned release, how to install it)
@@ -34,6 +36,12 @@ REQUIRED_VERSIONS = {
     'mmpretrain': ('1.2.0', 'pip install mmpretrain==1.2.0'),
     'mmsegmentation': ('1.2.2', INSTALL_DOWNSTREAM),
     'mmdet': ('3.3.0', INSTALL_DOWNSTREAM),
+}
+# Older (major, minor) releases accepted beside the pin, untested: a GPU
+# node's own torch build (docs/install.md, "Offline GPU node").
+UNTESTED_RELEASES = {
+    'torch': ((2, 11), (2, 12)),
+    'torchvision': ((0, 26), (0, 27)),
 }
 PRETRAINING = ('torch', 'torchvision', 'mmcv', 'mmengine', 'mmpretrain')
 DOWNSTREAM = PRETRAINING + ('mmsegmentation', 'mmdet')
@@ -96,7 +104,13 @@ def find_version_problems(installed=None, packages=PRETRAINING,
                           f' {how}')
             continue
         name, version = found[0]
-        if _release(version) != _release(required):
+        if _release(version)[:2] in UNTESTED_RELEASES.get(dist, ()):
+            notes.append(f'{name}=={version} is installed: randsac_mm '
+                         f'accepts it but is tested with {dist}=={required} '
+                         'only; if a run fails or its numbers differ, '
+                         f'check it with the pinned version ({how}) before '
+                         'reporting it')
+        elif _release(version) != _release(required):
             notes.append(f'{name}=={version} is installed; randsac_mm is '
                          f'tested with {dist}=={required} ({how})')
     if 'mmdet' in packages:

@@ -66,6 +66,30 @@ def test_other_versions_warn_missing_ones_refuse():
                       'make install-downstream']
 
 
+@pytest.mark.parametrize('torch, torchvision', [
+    ('2.11.0+cu130', '0.26.0+cu130'), ('2.12.1', '0.27.0')])
+def test_older_torch_of_a_gpu_node_is_accepted_untested(torch, torchvision):
+    errors, notes = problems(dict(GOOD, torch=torch, torchvision=torchvision))
+    assert errors == []
+    what_to_do = ('only; if a run fails or its numbers differ, check it '
+                  'with the pinned version (pip install torch==2.13.0 '
+                  'torchvision==0.28.0) before reporting it')
+    assert notes == [
+        f'torch=={torch} is installed: randsac_mm accepts it but is tested '
+        f'with torch==2.13.0 {what_to_do}',
+        f'torchvision=={torchvision} is installed: randsac_mm accepts it but '
+        f'is tested with torchvision==0.28.0 {what_to_do}']
+
+
+@pytest.mark.parametrize('torch', ['2.10.0', '2.13.1', '3.11.0'])
+def test_torch_outside_the_accepted_releases_gets_the_pin_note(torch):
+    errors, notes = problems(dict(GOOD, torch=torch))
+    assert errors == []
+    assert notes == [f'torch=={torch} is installed; randsac_mm is tested '
+                     'with torch==2.13.0 (pip install torch==2.13.0 '
+                     'torchvision==0.28.0)']
+
+
 def test_downstream_refuses_mmcv_2_2():
     errors, notes = problems(dict(GOOD, mmcv='2.2.0'))
     assert any('mmdet 3.3.0 and mmseg 1.2.2 refuse mmcv>=2.2' in e

@@ -10,6 +10,7 @@ import argparse
 import os.path as osp
 
 from randsac_mm.apis.cli import positive_int
+from randsac_mm.apis.device import use_device
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 PRETRAIN_CONFIG = osp.join(REPO_ROOT, 'configs', 'demo',
@@ -37,6 +38,9 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    # The demo runs on the CPU, by choice (its printed figures are CPU
+    # figures), also on a GPU node.
+    use_device('cpu')
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis.demo import run_demo
     r = run_demo(PRETRAIN_CONFIG, EVAL_DATA, args.work_dir, args.seed,

@@ -22,6 +22,7 @@ import os.path as osp
 import subprocess
 import sys
 
+from randsac_mm.apis.device import DEVICES
 from randsac_mm.checkpoint.latest import latest_checkpoint
 
 HERE = osp.dirname(osp.abspath(__file__))
@@ -41,6 +42,9 @@ def parse_args(argv=None):
                         help='processes per stage (>1: tools/dist_train.sh)')
     parser.add_argument('--pretrain-checkpoint',
                         help='skip pretraining and start from this checkpoint')
+    parser.add_argument('--device', choices=DEVICES, default='cuda',
+                        help="every stage's --device (tools/train.py): cuda "
+                        '(default) or cpu, on purpose')
     for stage in ('pretrain', 'linear', 'finetune'):
         parser.add_argument(f'--{stage}-options', nargs='+', default=[],
                             metavar='KEY=VALUE',
@@ -62,21 +66,21 @@ def newest_checkpoint(work_dir):
     return checkpoint
 
 
-def train(config, work_dir, options, gpus):
+def train(config, work_dir, options, gpus, device):
     if gpus > 1:
         command = [osp.join(HERE, 'dist_train.sh'), config, str(gpus)]
     else:
         command = [sys.executable, osp.join(HERE, 'train.py'), config]
-    command += ['--work-dir', work_dir]
+    command += ['--work-dir', work_dir, '--device', device]
     if options:
         command += ['--cfg-options'] + options
     run(command)
     return newest_checkpoint(work_dir)
 
 
-def test(config, checkpoint, work_dir, options):
+def test(config, checkpoint, work_dir, options, device):
     command = [sys.executable, osp.join(HERE, 'test.py'), config, checkpoint,
-               '--work-dir', work_dir]
+               '--work-dir', work_dir, '--device', device]
     if options:
         command += ['--cfg-options'] + options
     run(command)
@@ -115,7 +119,7 @@ def main(argv=None):
     os.makedirs(work_dir, exist_ok=True)
     checkpoint = args.pretrain_checkpoint or train(
         args.pretrain_config, osp.join(work_dir, 'pretrain'),
-        args.pretrain_options, args.gpus)
+        args.pretrain_options, args.gpus, args.device)
     results = {}
     for stage, config, options in (
             ('linear', args.linear_config, args.linear_options),
@@ -123,9 +127,10 @@ def main(argv=None):
         stage_dir = osp.join(work_dir, stage)
         stage_options = [f'model.backbone.init_cfg.checkpoint={checkpoint}'
                          ] + options
-        trained = train(config, stage_dir, stage_options, args.gpus)
+        trained = train(config, stage_dir, stage_options, args.gpus,
+                        args.device)
         results[stage] = test(config, trained, osp.join(stage_dir, 'test'),
-                              stage_options)
+                              stage_options, args.device)
     with open(osp.join(work_dir, 'results.json'), 'w') as f:
         json.dump(dict(pretrain_config=args.pretrain_config,
                        checkpoint=checkpoint, **results), f, indent=2)

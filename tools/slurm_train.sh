@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Training on a Slurm cluster, one task per GPU.
 #   tools/slurm_train.sh PARTITION JOB_NAME CONFIG WORK_DIR [train.py args...]
+# Each task checks its own GPU before building anything (tools/train.py: a
+# node whose CUDA does not start stops the job with a message naming CUDA).
 # Environment: GPUS (total, default 8), GPUS_PER_NODE (default 8),
 # CPUS_PER_TASK (default 12: the configs' 10 dataloader workers, the main
 # process and the pinning thread; tools/benchmarks/data_pipeline.py says how
@@ -18,6 +20,13 @@ shift 4
 GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
 CPUS_PER_TASK=${CPUS_PER_TASK:-12}
+for name in GPUS GPUS_PER_NODE CPUS_PER_TASK; do
+  case ${!name} in
+    ''|*[!0-9]*|0*)
+      echo "$0: error: $name must be a positive integer, got '${!name}'" >&2
+      exit 2 ;;
+  esac
+done
 SRUN_ARGS=${SRUN_ARGS:-""}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-python}

@@ -2,7 +2,10 @@
 
 Example:
     python tools/test.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \
-        work_dirs/vit-mini-p4_1xb64-10e_digits/epoch_10.pth
+        work_dirs/vit-mini-p4_1xb64-10e_digits/epoch_10.pth --device cpu
+
+As tools/train.py, it runs on CUDA GPUs, and on the CPU only with
+``--device cpu``.
 
 The last line printed is ``Test metrics: {...}`` (JSON); the same dict is
 written to ``<work_dir>/test_metrics.json``.
@@ -12,12 +15,10 @@ import json
 import os
 import os.path as osp
 
-from mmengine.dist import is_main_process
-from mmengine.runner import Runner
-
-import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
+# Light imports only: the device is chosen before anything (mmengine, mmcv)
+# asks torch for the GPUs.
 from randsac_mm.apis.config import add_common_args, load_run_config
-from randsac_mm.apis.distributed import prepare_cpu_distributed
+from randsac_mm.apis.device import use_device_or_exit
 
 
 def parse_args(argv=None):
@@ -35,6 +36,12 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    use_device_or_exit(args.device, 'tools/test.py')
+    from mmengine.dist import is_main_process
+    from mmengine.runner import Runner
+
+    import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
+    from randsac_mm.apis.distributed import prepare_cpu_distributed
     if not osp.isfile(args.checkpoint):
         raise FileNotFoundError(
             f'checkpoint: no such file {args.checkpoint!r}')
@@ -47,7 +54,8 @@ def main(argv=None):
             cfg.test_evaluator, (list, tuple)) else [cfg.test_evaluator]
         cfg.test_evaluator.append(
             dict(type='DumpResults', out_file_path=args.out))
-    prepare_cpu_distributed(cfg, args.launcher)
+    if args.device == 'cpu':
+        prepare_cpu_distributed(cfg, args.launcher)
     runner = Runner.from_cfg(cfg)
     metrics = runner.test()
     if is_main_process():

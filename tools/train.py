@@ -1,8 +1,13 @@
 """Trains a model from a config with mmengine's Runner (its FlexibleRunner
 when the config sets ``strategy``, e.g. FSDP).
 
+It trains on CUDA GPUs, and on the CPU only with ``--device cpu``: without
+it, a process that finds no usable GPU stops before building anything and
+says why (``randsac_mm.apis.device``).
+
 Examples:
-    python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py
+    python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \
+        --device cpu
     tools/dist_train.sh configs/randsac_vit-b_in1k.py 8    # bf16 on the GPUs
     tools/dist_train.sh configs/randsac_vit-b_in1k.py 8 --amp-dtype float16
     python tools/train.py CONFIG --resume                # latest checkpoint
@@ -11,11 +16,10 @@ Examples:
 import argparse
 import os.path as osp
 
-import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
+# Light imports only: the device is chosen before anything (mmengine, mmcv)
+# asks torch for the GPUs.
 from randsac_mm.apis.config import add_common_args, load_run_config
-from randsac_mm.apis.distributed import prepare_cpu_distributed
-from randsac_mm.apis.runner import build_runner
-from randsac_mm.checkpoint.latest import latest_checkpoint
+from randsac_mm.apis.device import use_device_or_exit
 
 
 def parse_args(argv=None):
@@ -55,6 +59,7 @@ def parse_args(argv=None):
 
 def apply_train_args(cfg, args):
     """Applies the training-only flags to ``cfg``."""
+    from randsac_mm.checkpoint.latest import latest_checkpoint
     if args.resume == 'auto':
         # Explicitly the newest complete checkpoint (mmengine would trust a
         # last_checkpoint pointer a kill may have left stale); none: start.
@@ -81,8 +86,13 @@ def apply_train_args(cfg, args):
 
 def main(argv=None):
     args = parse_args(argv)
+    use_device_or_exit(args.device, 'tools/train.py')
+    import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
+    from randsac_mm.apis.distributed import prepare_cpu_distributed
+    from randsac_mm.apis.runner import build_runner
     cfg = apply_train_args(load_run_config(args), args)
-    if cfg.get('strategy') is None:  # FlexibleRunner starts its own group
+    if args.device == 'cpu' and cfg.get('strategy') is None:
+        # FlexibleRunner starts its own group (and refuses the CPU).
         prepare_cpu_distributed(cfg, args.launcher)
     runner = build_runner(cfg)
     runner.train()

@@ -4,6 +4,8 @@ import os.path as osp
 
 from mmengine.config import Config, DictAction
 
+from .device import DEVICES
+
 __all__ = ['add_common_args', 'build_model', 'load_run_config', 'enable_amp',
            'set_epochs']
 
@@ -29,6 +31,13 @@ def add_common_args(parser):
         help='override config entries, xxx=yyy pairs merged into the config,'
         ' e.g. train_dataloader.batch_size=32 '
         "model.backbone.arch.num_layers=2 'key=[a,b]'")
+    parser.add_argument(
+        '--device',
+        choices=DEVICES,
+        default='cuda',
+        help='cuda (default): CUDA GPUs; a process without a usable one '
+        'stops before building anything, naming the CUDA problem. cpu: on '
+        'purpose (tests, the demo), hiding any GPU from the run')
     parser.add_argument(
         '--launcher',
         choices=['none', 'pytorch', 'slurm'],

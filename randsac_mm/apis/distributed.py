@@ -1,10 +1,13 @@
-"""Lets mmengine's ``--launcher pytorch`` path run on machines without GPUs.
+"""Lets mmengine's ``--launcher pytorch`` path run on the CPU (``--device
+cpu``: the tests' multi-process runs).
 
 mmengine 0.10.7 always calls ``torch.cuda.set_device`` when it initialises
 the process group and wraps the model in DDP with
 ``device_ids=[LOCAL_RANK]``; both fail on a CPU. Here the process group is
 started with gloo first (mmengine then skips its own initialisation) and DDP
-gets ``device_ids=None``. On CUDA machines nothing changes.
+gets ``device_ids=None``. The tools call it only for ``--device cpu``: a GPU
+node whose CUDA does not start is refused (``randsac_mm.apis.device``), not
+switched to gloo.
 """
 import atexit
 import os
@@ -16,21 +19,26 @@ __all__ = ['prepare_cpu_distributed']
 
 
 def prepare_cpu_distributed(cfg, launcher):
-    """Adapts ``cfg`` and starts a gloo process group when there is no GPU.
+    """Adapts ``cfg`` and starts a gloo process group for a multi-process
+    run on the CPU (one process: nothing to do).
 
     Args:
         cfg (mmengine.Config): The run's config, modified in place.
         launcher (str): 'none', 'pytorch' or 'slurm'.
 
     Returns:
-        bool: True when the CPU path was taken.
+        bool: True when a gloo group was prepared.
     """
-    if launcher == 'none' or torch.cuda.is_available():
+    if launcher == 'none':
         return False
     if launcher != 'pytorch':
         raise RuntimeError(
-            f'--launcher {launcher} needs CUDA GPUs; on a CPU-only machine '
-            "use --launcher pytorch (torchrun) or 'none'")
+            f'--launcher {launcher} needs CUDA GPUs; with --device cpu use '
+            "--launcher pytorch (torchrun) or 'none'")
+    if torch.cuda.is_available():
+        raise RuntimeError('prepare_cpu_distributed: CUDA GPUs are visible; '
+                           "call randsac_mm.apis.device.use_device('cpu') "
+                           'first')
     cfg.setdefault('env_cfg', {}).setdefault('dist_cfg', {})
     cfg.env_cfg.dist_cfg['backend'] = 'gloo'
     wrapper = cfg.get('model_wrapper_cfg') or dict(

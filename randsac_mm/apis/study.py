@@ -10,6 +10,12 @@ attentive probe. ``random`` is the same encoder initialised and not
 trained (epoch 0). One long run per variant and seed thus gives a learning
 curve.
 
+A study runs on the CPU (float32) unless its settings say 'cuda': then it
+pretrains in bf16 autocast (the configs' ``AutocastOptimWrapper``) with
+dataloader workers and extracts the readouts' features on the GPU; the
+probes train on the CPU. A GPU run's records name its device, so that it is
+never taken for a CPU run.
+
 Everything lands in ``work_dir/runs/<variant>_seed<seed>/``: mmengine's
 checkpoints and logs, ``pretrain.json`` (settings, losses, time) and
 ``eval_epoch<E>.json`` (settings, readouts). A finished run with the same
@@ -17,6 +23,8 @@ settings is reused, an interrupted one resumes from its last checkpoint,
 and a readout missing from an evaluation is added to it, so a study may
 stop and continue across sessions.
 """
+import contextlib
+import functools
 import json
 import math
 import os
@@ -26,6 +34,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from .config import build_model, set_epochs
+from .device import DEVICES
 from .frozen_eval import labelled_loaders
 from .paper import paper_figure
 from .scalars import logged_scalars
@@ -94,6 +103,13 @@ READOUT_NAMES = {'linear': 'linear probe', 'knn': 'k-NN (k=20)',
 # What the test suite runs: 3 variants, 1 seed, 1 epoch on 256 images.
 QUICK = dict(variants=['random', 'patch-raster', 'square-m2'], seeds=[0],
              epochs=1, train_images=256, test_images=512, probe_epochs=10)
+# Dataloader workers of a CUDA run's pretraining. The layouts are drawn in
+# the data pipeline (0.3-0.5 ms an image on one core) and a GPU step of 64
+# images takes about 20 ms, so the main process alone would starve the GPU;
+# 8 workers leave half of a 16-core node to the main process and the
+# probes. Workers do not change the data: PerSampleSeed keys every draw on
+# (seed, epoch, image). A CPU run keeps the configs' main-process loading.
+CUDA_WORKERS = 8
 
 
 @dataclass
@@ -112,10 +128,15 @@ class StudySettings:
         readouts (list[str]): of ``READOUT_NAMES``.
         train_images, test_images (int | None): the first so many images
             (default: the configs' 6000 and all 10,000).
+        probe_images (int | None): the first so many training images train
+            the probes and hold the k-NN's neighbours (default:
+            ``train_images``, the pretraining images).
         probe_epochs (int): the probes' epochs on the cached features.
         data_root (str | None): Fashion-MNIST's IDX files (default: the
             configs').
         work_dir (str): where runs and results go.
+        device (str): 'cpu' (float32) or 'cuda' (bf16 pretraining with
+            dataloader workers, features extracted on the GPU).
         quick (bool): log every iteration (short runs log several losses).
         report_only (bool): train and evaluate nothing: report the runs
             whose readouts are all recorded (a study under way).
@@ -129,9 +150,11 @@ class StudySettings:
     readouts: list = field(default_factory=lambda: ['linear', 'knn'])
     train_images: int = None
     test_images: int = None
+    probe_images: int = None
     probe_epochs: int = 90
     data_root: str = None
     work_dir: str = 'work_dirs/small_scale_study'
+    device: str = 'cpu'
     quick: bool = False
     report_only: bool = False
 
@@ -146,6 +169,13 @@ class StudySettings:
                              f'{list(READOUT_NAMES)}')
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f'seeds must be distinct, got {self.seeds}')
+        if self.device not in DEVICES:
+            raise ValueError(f'device must be one of {DEVICES}, got '
+                             f'{self.device!r}')
+        for name in ('train_images', 'test_images', 'probe_images'):
+            count = getattr(self, name)
+            if count is not None and count < 1:
+                raise ValueError(f'{name} must be >= 1 or None, got {count}')
         length = self.epochs or self.config_epochs()
         if self.eval_epochs is None:
             self.eval_epochs = [length]
@@ -176,6 +206,11 @@ def variant_config(name, settings):
         set_epochs(cfg, settings.epochs)
     if settings.quick:  # so that a run of a few iterations logs several
         cfg.default_hooks.logger.interval = 1
+    # The precision needs no override: the configs' AutocastOptimWrapper
+    # autocasts to bf16 on CUDA and leaves a CPU run in float32.
+    if settings.device == 'cuda':
+        cfg.train_dataloader.update(num_workers=CUDA_WORKERS,
+                                    persistent_workers=True, pin_memory=True)
     return cfg
 
 
@@ -207,7 +242,7 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     record = osp.join(folder, 'pretrain.json')
     wanted = dict(variant=name, config=VARIANTS[name][0], seed=seed,
                   epochs=settings.epochs, train_images=settings.train_images,
-                  data_root=settings.data_root)
+                  data_root=settings.data_root, **_added_settings(settings))
     checkpoints = {str(e): checkpoint_name(e) for e in settings.eval_epochs}
     if osp.exists(record):
         with open(record) as f:
@@ -253,7 +288,8 @@ def recorded_readouts(name, seed, epoch, settings, checkpoint=None):
     wanted = dict(checkpoint=checkpoint, train_images=settings.train_images,
                   test_images=settings.test_images,
                   probe_epochs=settings.probe_epochs,
-                  data_root=settings.data_root)
+                  data_root=settings.data_root,
+                  **_added_settings(settings, 'probe_images'))
     if osp.exists(cache):
         with open(cache) as f:
             cached = json.load(f)
@@ -268,10 +304,28 @@ def is_recorded(name, seed, epoch, settings, checkpoint=None):
     return set(settings.readouts) <= set(recorded)
 
 
+def _added_settings(settings, *names):
+    """What the records gained after the first studies were committed:
+    ``device``, and the settings ``names`` (e.g. 'probe_images'), each only
+    when not at its default ('cpu', None), so that the committed records
+    (docs/benchmarks/) still match a study of the same settings."""
+    added = {name: getattr(settings, name) for name in names
+             if getattr(settings, name) is not None}
+    if settings.device != 'cpu':  # bf16 on a GPU, not the CPU's float32
+        added['device'] = settings.device
+    return added
+
+
 def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
     """The frozen encoder's readouts at one checkpoint (a file name in the
     run's folder; None: the untrained encoder), cached in
-    ``eval_epoch<epoch>.json``; readouts already there are kept."""
+    ``eval_epoch<epoch>.json``; readouts already there are kept.
+
+    Args:
+        loaders (callable): returns the (train, test) labelled loaders;
+            called only when a readout is missing, so that reporting
+            recorded readouts reads no data.
+    """
     from ..evaluation import evaluate_frozen
     folder = run_dir(name, seed, settings)
     done, cache = recorded_readouts(name, seed, epoch, settings, checkpoint)
@@ -280,9 +334,10 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
         start = time.time()
         model = build_model(variant_config(name, settings), checkpoint and
                             osp.join(folder, checkpoint), seed=seed)
-        done.update(evaluate_frozen(model, *loaders,
-                                    probe_epochs=settings.probe_epochs,
-                                    seed=seed, readouts=missing))
+        with _float32_matmuls(settings.device):
+            done.update(evaluate_frozen(model.to(settings.device), *loaders(),
+                                        probe_epochs=settings.probe_epochs,
+                                        seed=seed, readouts=missing))
         done['eval_minutes'] = done.get('eval_minutes', 0.0) + \
             (time.time() - start) / 60
         os.makedirs(folder, exist_ok=True)
@@ -291,9 +346,34 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
     return done
 
 
+@contextlib.contextmanager
+def _float32_matmuls(device):
+    """On CUDA, matmuls and convolutions in full float32 (no TF32) while
+    the features are extracted. The pretraining's AutocastOptimWrapper
+    turns TF32 on for the rest of the process, so without this a checkpoint
+    would read out differently, in the last digits, after a pretraining in
+    this process than when its run is reused.
+
+    Through torch's ``fp32_precision`` settings: reading the older
+    ``allow_tf32`` flags raises once those were set.
+    """
+    if device != 'cuda':
+        yield
+        return
+    import torch
+    matmul, conv = torch.backends.cuda.matmul, torch.backends.cudnn.conv
+    before = matmul.fp32_precision, conv.fp32_precision
+    matmul.fp32_precision = conv.fp32_precision = 'ieee'
+    try:
+        yield
+    finally:
+        matmul.fp32_precision, conv.fp32_precision = before
+
+
 def run_one(name, seed, settings, loaders):
     """Pretrains one variant with one seed and reads it out at every epoch
     of ``settings.eval_epochs`` (the untrained encoder: epoch 0 only).
+    ``loaders``: see :func:`evaluate`.
 
     Returns:
         list[dict]: one record per read-out epoch.
@@ -431,8 +511,15 @@ def run_study(settings, log=print):
         dict: what study.json holds.
     """
     os.makedirs(osp.join(settings.work_dir, 'runs'), exist_ok=True)
-    loaders = labelled_loaders(settings.eval_data, settings.train_images,
-                               settings.test_images, settings.data_root)
+
+    # Built at the first readout not recorded yet: a report of recorded
+    # runs (report_only; a clone's committed records) needs no data.
+    @functools.cache
+    def loaders():
+        return labelled_loaders(
+            settings.eval_data, settings.probe_images or settings.train_images,
+            settings.test_images, settings.data_root)
+
     records = []
     total = len(settings.variants) * len(settings.seeds)
     done = 0

@@ -9,6 +9,8 @@ from mmseg.registry import MODELS as MMSEG_MODELS
 from torch import nn
 
 from ..models.backbones import RandSACViT
+from ..models.utils.attention import DEFAULT_SDPA_BACKENDS, sdpa_backend_list
+from ..models.utils.sdpa_check import check_sdpa_backends
 
 __all__ = ['RandSACViTPyramid']
 
@@ -99,6 +101,10 @@ class RandSACViTPyramid(RandSACViT):
             the pretraining grid). The windows are separate sequences
             (``window_partition``): attention costs r^4 per window instead
             of (h w)^2 per image.
+        sdpa_backends (Sequence[str]): the SDPA backends the windowed
+            blocks' masked attention may run on, most preferred first
+            (``randsac_mm.models.utils.attention``; 'cudnn' only where its
+            check passes).
         **kwargs: RandSACViT / VisionTransformer arguments.
     """
 
@@ -110,7 +116,9 @@ class RandSACViTPyramid(RandSACViT):
                  scales=(4, 2, 1, 0.5),
                  norm_cfg=dict(type='BN'),
                  window_size=None,
+                 sdpa_backends=DEFAULT_SDPA_BACKENDS,
                  **kwargs):
+        self.sdpa_backends = sdpa_backend_list(sdpa_backends)
         if len(out_indices) != len(scales):
             raise ValueError(f'out_indices {out_indices} and scales {scales} '
                              'must have the same length')
@@ -146,6 +154,7 @@ class RandSACViTPyramid(RandSACViT):
     def _windowed_features(self, x):
         """VisionTransformer.forward (no class token), with the blocks
         outside ``out_indices`` attending within windows."""
+        check_sdpa_backends(self.sdpa_backends, x.device)
         x, grid = self.patch_embed(x)
         x = x + resize_pos_embed(self.pos_embed, self.patch_resolution, grid,
                                  mode=self.interpolate_mode,
@@ -157,8 +166,9 @@ class RandSACViTPyramid(RandSACViT):
                 x = layer(x)
             else:
                 windows, real = window_partition(x, grid, self.window_size)
-                x = window_merge(layer(windows, real), grid,
-                                 self.window_size)
+                x = window_merge(layer(windows, real, None,
+                                       self.sdpa_backends),
+                                 grid, self.window_size)
             if i == len(self.layers) - 1:
                 x = self.ln1(x)
             if i in self.out_indices:

@@ -13,10 +13,17 @@ import torch
 from mmengine.optim import OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
-__all__ = ['AutocastOptimWrapper']
+__all__ = ['AutocastOptimWrapper', 'enable_tf32']
 
 VALID_DTYPES = ('bfloat16', 'float16')
 DEVICE_TYPES = ('cpu', 'cuda')
+
+
+def enable_tf32():
+    """TF32 tensor cores for float32 CUDA matmuls and cuDNN convolutions
+    (flags of the CUDA backends: no effect on a CPU's arithmetic)."""
+    torch.backends.cuda.matmul.fp32_precision = 'tf32'
+    torch.backends.cudnn.conv.fp32_precision = 'tf32'
 
 
 @OPTIM_WRAPPERS.register_module()
@@ -34,8 +41,11 @@ class AutocastOptimWrapper(OptimWrapper):
         device_types (tuple[str] | None): the device types autocast is on
             for; on others the step runs in float32. None: every device.
         tf32 (bool): on CUDA, let what stays float32 (the optimizer-side
-            matmuls, the float32 ops autocast keeps) use TF32 tensor cores
-            (``torch.backends.cuda.matmul.allow_tf32`` and cuDNN's).
+            matmuls, the float32 ops autocast keeps) use TF32 tensor cores.
+            Set once, when the wrapper is built, through torch's
+            ``fp32_precision`` settings (CUDA matmuls and cuDNN
+            convolutions): the older ``allow_tf32`` flags are deprecated,
+            and mixing the two raises under ``torch.compile``.
         **kwargs: Passed to :class:`mmengine.optim.OptimWrapper`.
     """
 
@@ -58,6 +68,8 @@ class AutocastOptimWrapper(OptimWrapper):
         self.device_types = None if device_types is None \
             else tuple(device_types)
         self.tf32 = tf32
+        if tf32:
+            enable_tf32()
 
     def _device_type(self, model):
         if self.device_type is not None:
@@ -68,9 +80,6 @@ class AutocastOptimWrapper(OptimWrapper):
     @contextmanager
     def optim_context(self, model):
         device_type = self._device_type(model)
-        if device_type == 'cuda' and self.tf32:
-            torch.backends.cuda.matmul.allow_tf32 = True
-            torch.backends.cudnn.allow_tf32 = True
         enabled = self.device_types is None or \
             device_type in self.device_types
         with super().optim_context(model), torch.autocast(

@@ -54,3 +54,33 @@ def test_fused_adamw_only_on_cuda():
     with FakeTensorMode(allow_non_fake_inputs=True):  # a CUDA model
         cuda = constructor(model.to('cuda'))
     assert cuda.optimizer.defaults['fused'] is True
+
+
+@pytest.fixture
+def fp32_precision():
+    """Restores torch's float32 precision settings after the test."""
+    saved = (torch.backends.cuda.matmul.fp32_precision,
+             torch.backends.cudnn.conv.fp32_precision)
+    yield
+    (torch.backends.cuda.matmul.fp32_precision,
+     torch.backends.cudnn.conv.fp32_precision) = saved
+
+
+@pytest.mark.parametrize('tf32, expected', [(True, 'tf32'), (False, 'none')])
+def test_tf32_is_set_once_through_the_current_api(fp32_precision, tf32,
+                                                  expected):
+    import warnings
+    torch.backends.cuda.matmul.fp32_precision = 'none'
+    model = torch.nn.Linear(8, 4)
+    with warnings.catch_warnings():
+        # torch warns when the deprecated allow_tf32 flags are touched.
+        warnings.simplefilter('error')
+        wrapper = AutocastOptimWrapper(
+            optimizer=torch.optim.SGD(model.parameters(), lr=0.1), tf32=tf32)
+        assert torch.backends.cuda.matmul.fp32_precision == expected
+        torch.backends.cuda.matmul.fp32_precision = 'none'
+        with wrapper.optim_context(model):  # a step sets nothing
+            model(torch.randn(2, 8))
+        assert torch.backends.cuda.matmul.fp32_precision == 'none'
+    if tf32:
+        assert torch.backends.cudnn.conv.fp32_precision == 'tf32'

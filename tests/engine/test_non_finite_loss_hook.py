@@ -42,7 +42,8 @@ custom_hooks = [dict(type='NonFiniteLossHook'),
     # 256 images, batch 64: epoch 1 is iterations 1-4 (saved), then the
     # loss of iteration 5 is NaN.
     with pytest.raises(pytest.fail.Exception) as info:
-        run_tool(['tools/train.py', config, '--work-dir', work,
+        run_tool(['tools/train.py', config, '--device', 'cpu', '--work-dir',
+                  work,
                   '--cfg-options', 'train_cfg.max_epochs=2', *SMALL],
                  env={'PYTHONPATH': str(tmp_path)})
     message = str(info.value)

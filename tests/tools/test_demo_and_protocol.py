@@ -49,7 +49,7 @@ def test_chain_prints_linear_and_finetune_results(tmp_path):
         'tools/pretrain_linear_finetune.py',
         # Its evaluation configs: the ones the config names.
         DEMO + 'randsac_vit-mini-p4_square-16to4_digits.py',
-        '--work-dir', tmp_path,
+        '--work-dir', tmp_path, '--device', 'cpu',
         '--pretrain-options', *quick, '--linear-options', *quick,
         '--finetune-options', *quick
     ])

@@ -23,14 +23,25 @@ pytestmark = pytest.mark.heavy
 
 DEMO = os.path.join(REPO_ROOT, 'configs', 'demo',
                     'randsac_vit-mini-p4_square-16to4_digits.py')
+MAIN = os.path.join(REPO_ROOT, 'configs', 'randsac_vit-b_in1k.py')
+
+
+def main_config_randomness():
+    """The main config's ``randomness`` (per-process seeds with
+    ``diff_rank_seed``): what 8 GPUs run with."""
+    from mmengine.config import Config
+    randomness = Config.fromfile(MAIN).randomness.to_dict()
+    assert randomness.get('diff_rank_seed'), randomness
+    return randomness
 
 
 def write_config(tmp_path, images, batch_size, epochs):
     """The demo pretraining config, small, logging every iteration, with
-    the recorder hook."""
+    the recorder hook and the main config's randomness."""
     cfg = tmp_path / 'cfg.py'
     cfg.write_text(f"""
 _base_ = [{DEMO!r}]
+randomness = {main_config_randomness()!r}
 custom_imports = dict(imports=['randsac_mm.registration',
                                'tests.tools.recorder_hook'],
                       allow_failed_imports=False)
@@ -58,10 +69,10 @@ def records(work_dir, rank=0):
 def test_two_processes_compute_what_one_process_computes(tmp_path):
     single, dist = tmp_path / 'single', tmp_path / 'dist'
     run_tool(['tools/train.py', write_config(tmp_path, 128, 32, 2),
-              '--work-dir', single], env=ENV)
+              '--device', 'cpu', '--work-dir', single], env=ENV)
     (tmp_path / 'd').mkdir()
     run_tool(['tools/dist_train.sh', write_config(tmp_path / 'd', 128, 16, 2),
-              '2', '--work-dir', dist],
+              '2', '--device', 'cpu', '--work-dir', dist],
              env=dict(ENV, PORT=str(free_port())))
     one = records(single)
     ranks = [records(dist, 0), records(dist, 1)]
@@ -83,8 +94,8 @@ def test_two_processes_compute_what_one_process_computes(tmp_path):
 
 
 def train_cmd(cfg, work_dir, *flags):
-    return [sys.executable, 'tools/train.py', str(cfg), '--work-dir',
-            str(work_dir), *flags]
+    return [sys.executable, 'tools/train.py', str(cfg), '--device', 'cpu',
+            '--work-dir', str(work_dir), *flags]
 
 
 def test_sigkilled_run_resumes_exactly(tmp_path):
@@ -112,7 +123,8 @@ def test_sigkilled_run_resumes_exactly(tmp_path):
     saved = sorted(p.name for p in killed.glob('*.pth'))
     assert 'epoch_1.pth' in saved and 'epoch_3.pth' not in saved
 
-    resumed = run_tool(['tools/train.py', cfg, '--work-dir', killed,
+    resumed = run_tool(['tools/train.py', cfg, '--device', 'cpu',
+                        '--work-dir', killed,
                         '--resume'], env=ENV)
     log = resumed.stdout + resumed.stderr
     start = 8 * len(saved)  # iterations the last checkpoint holds
@@ -134,9 +146,11 @@ def test_sigkilled_run_resumes_exactly(tmp_path):
 
 def test_load_from_a_training_checkpoint(tmp_path):
     cfg = write_config(tmp_path, 64, 32, 1)
-    run_tool(['tools/train.py', cfg, '--work-dir', tmp_path / 'a'], env=ENV)
+    run_tool(['tools/train.py', cfg, '--device', 'cpu', '--work-dir',
+              tmp_path / 'a'], env=ENV)
     ckpt = tmp_path / 'a' / 'epoch_1.pth'
-    proc = run_tool(['tools/train.py', cfg, '--work-dir', tmp_path / 'b',
+    proc = run_tool(['tools/train.py', cfg, '--device', 'cpu',
+                     '--work-dir', tmp_path / 'b',
                      '--cfg-options', f'load_from={ckpt}'], env=ENV)
     log = proc.stdout + proc.stderr
     assert f'Load checkpoint from {ckpt}' in log

@@ -4,9 +4,13 @@ end (tools/benchmarks/small_scale_study.py), and its bookkeeping
 import glob
 import json
 import os.path as osp
+import runpy
 import shutil
+import subprocess
+import sys
 
 import pytest
+import torch
 from mmengine.config import Config
 from PIL import Image
 
@@ -20,6 +24,14 @@ TOOL = 'tools/benchmarks/small_scale_study.py'
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
                      'fashion-mnist.py')
+COMMITTED = osp.join(REPO_ROOT, 'docs', 'benchmarks', 'small_scale_curve')
+
+
+def tool_args(*argv):
+    """The tool's arguments as its parse_args resolves them (presets
+    applied), without running it."""
+    return runpy.run_path(osp.join(REPO_ROOT, TOOL))['parse_args'](
+        [str(a) for a in argv])[0]
 
 
 @pytest.mark.heavy
@@ -34,6 +46,7 @@ def test_quick_study_writes_table_json_and_chart(tmp_path):
     # Paths inside the directory it ran from are recorded relative to it.
     assert result['settings']['configs'] == 'configs/small_scale'
     assert result['settings']['data_root'] == root
+    assert result['settings']['device'] == 'cpu'  # unless asked
     summary = result['summary']['1']
     assert list(summary) == study.QUICK['variants']
     for record in result['records']:
@@ -42,6 +55,7 @@ def test_quick_study_writes_table_json_and_chart(tmp_path):
         (work / 'runs' / 'square-m2_seed0' / 'pretrain.json').read_text())
     assert trained['final_loss'] < trained['first_loss']
     assert trained['settings']['epochs'] == 1
+    assert 'device' not in trained['settings']  # as the committed records
     # The one paper ordering both of whose variants ran; one seed: no
     # standard error, and the table says so.
     [ordering] = result['orderings']
@@ -120,9 +134,9 @@ def test_a_learning_curve_from_one_run_per_seed(tmp_path):
 def test_the_committed_training_length_report_is_what_its_records_give(
         tmp_path):
     """docs/benchmarks/small_scale_curve: its records alone (no
-    checkpoints, as in a clone) give the committed summary and gaps."""
-    committed = osp.join(REPO_ROOT, 'docs', 'benchmarks',
-                         'small_scale_curve')
+    checkpoints and no Fashion-MNIST, as in a fresh clone) give the
+    committed summary and gaps."""
+    committed = COMMITTED
     records = glob.glob(osp.join(committed, 'runs', '*', '*.json'))
     assert records
     for record in records:
@@ -137,6 +151,165 @@ def test_the_committed_training_length_report_is_what_its_records_give(
         theirs = json.load(f)
     for key in ('records', 'summary', 'orderings'):
         assert ours[key] == theirs[key], key
+
+
+def test_a_report_of_recorded_runs_reads_no_data(tmp_path, monkeypatch):
+    """report_only builds no data loader, whether or not Fashion-MNIST is
+    installed: the readouts all come from the records."""
+    for run in ('random_seed0', 'square-m2_seed0'):
+        shutil.copytree(osp.join(COMMITTED, 'runs', run),
+                        tmp_path / 'runs' / run)
+
+    def no_data(*args, **kwargs):
+        raise AssertionError('report_only built the labelled loaders')
+    monkeypatch.setattr(study, 'labelled_loaders', no_data)
+    settings = study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA,
+        variants=['random', 'patch-random', 'square-m2'], seeds=[0],
+        epochs=30, eval_epochs=[5, 10, 20, 30],
+        readouts=['linear', 'knn', 'attentive'], work_dir=str(tmp_path),
+        report_only=True)
+    lines = []
+    result = study.run_study(settings, log=lines.append)
+    assert 'patch-random seed 0: not recorded yet (report only)' in \
+        ' '.join(lines)
+    square = [r for r in result['records'] if r['variant'] == 'square-m2']
+    assert [r['epoch'] for r in square] == [5, 10, 20, 30]
+    with open(osp.join(COMMITTED, 'runs', 'square-m2_seed0',
+                       'eval_epoch30.json')) as f:
+        recorded = json.load(f)
+    assert square[-1]['linear'] == recorded['linear'] == \
+        pytest.approx(80.49, abs=0.01)
+
+
+def test_a_gpu_study_does_not_take_cpu_records_for_its_own(tmp_path):
+    """The device is part of a record's settings when it is not the CPU
+    (bf16 on a GPU is another run); the CPU's records keep their form, so
+    those committed before --device existed still match."""
+    cpu, cuda = (study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, variants=['random'],
+        seeds=[0], readouts=['linear'], work_dir=str(tmp_path),
+        device=device) for device in ('cpu', 'cuda'))
+    folder = tmp_path / 'runs' / 'random_seed0'
+    folder.mkdir(parents=True)
+    wanted, path = study.recorded_readouts('random', 0, 0, cpu)
+    assert wanted == dict(settings=dict(
+        checkpoint=None, train_images=None, test_images=None,
+        probe_epochs=90, data_root=None))
+    with open(path, 'w') as f:
+        json.dump(dict(wanted, linear=75.0), f)
+    assert study.is_recorded('random', 0, 0, cpu)
+    assert not study.is_recorded('random', 0, 0, cuda)
+    assert study.recorded_readouts('random', 0, 0, cuda)[0]['settings'][
+        'device'] == 'cuda'
+    with_probe_images = study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, variants=['random'],
+        seeds=[0], readouts=['linear'], work_dir=str(tmp_path),
+        probe_images=6000)
+    assert not study.is_recorded('random', 0, 0, with_probe_images)
+
+
+def test_a_cuda_study_loads_with_workers_and_a_cpu_study_as_configured(
+        tmp_path):
+    def loader(device):
+        return study.variant_config('square-m2', study.StudySettings(
+            configs=CONFIGS, eval_data=EVAL_DATA, variants=['square-m2'],
+            work_dir=str(tmp_path), device=device)).train_dataloader
+    cuda, cpu = loader('cuda'), loader('cpu')
+    assert (cuda.num_workers, cuda.persistent_workers, cuda.pin_memory) == \
+        (study.CUDA_WORKERS, True, True)
+    assert (cpu.num_workers, cpu.persistent_workers, cpu.pin_memory) == \
+        (0, False, False)
+
+
+def test_cuda_readouts_extract_features_in_full_float32():
+    """A pretraining turns TF32 on for the process; the readouts turn it off
+    while they run (a checkpoint reads out the same after a pretraining in
+    the process as when its run is reused), then restore it."""
+    matmul, conv = torch.backends.cuda.matmul, torch.backends.cudnn.conv
+    before = matmul.fp32_precision, conv.fp32_precision
+    try:
+        matmul.fp32_precision = conv.fp32_precision = 'tf32'
+        with study._float32_matmuls('cuda'):
+            assert (matmul.fp32_precision, conv.fp32_precision) == \
+                ('ieee', 'ieee')
+        assert (matmul.fp32_precision, conv.fp32_precision) == \
+            ('tf32', 'tf32')
+        with study._float32_matmuls('cpu'):
+            assert matmul.fp32_precision == 'tf32'
+    finally:
+        matmul.fp32_precision, conv.fp32_precision = before
+
+
+def test_variant_configs_pretrain_in_bf16_on_cuda_and_float32_on_a_cpu():
+    """What a CUDA study relies on: the configs' optimizer wrapper
+    autocasts to bf16 on CUDA, and on CUDA only."""
+    for name, (config, _) in study.VARIANTS.items():
+        if config is None:
+            continue
+        wrapper = Config.fromfile(osp.join(CONFIGS, config)).optim_wrapper
+        assert (wrapper.type, wrapper.dtype, tuple(wrapper.device_types)) \
+            == ('AutocastOptimWrapper', 'bfloat16', ('cuda', )), name
+
+
+def test_the_gpu_preset_resolves_to_all_images_on_cuda_without_running():
+    args = tool_args('--gpu-study')
+    assert (args.device, args.train_images, args.probe_images, args.epochs,
+            args.seeds, args.work_dir) == (
+                'cuda', 60000, 6000, 5, [0], 'work_dirs/small_scale_gpu')
+    assert args.variants == ['random', 'patch-random', 'square-m2',
+                             'blob-k7', 'blob-k7-shuffle',
+                             'transformer-skip', 'mae']
+    assert args.readouts == ['linear', 'knn', 'attentive']
+    # Values given win over the preset's, even those equal to a default.
+    args = tool_args('--gpu-study', '--seeds', '0', '1', '2', '--epochs',
+                     '8', '--probe-images', '60000')
+    assert (args.seeds, args.epochs, args.probe_images, args.device) == \
+        ([0, 1, 2], 8, 60000, 'cuda')
+    assert tool_args('--gpu-study', '--device', 'cpu').device == 'cpu'
+
+
+def test_quick_and_default_runs_are_cpu_runs():
+    args = tool_args('--quick', '--device', 'cpu')
+    assert (args.device, args.seeds, args.epochs, args.train_images) == \
+        ('cpu', [0], 1, 256)
+    assert tool_args('--quick').device == tool_args().device == 'cpu'
+    assert tool_args('--curve').seeds is None  # StudySettings': 0 1 2
+    with pytest.raises(SystemExit):
+        tool_args('--quick', '--gpu-study')
+
+
+@pytest.mark.skipif(torch.cuda.is_available(),
+                    reason='this machine has a GPU: the run would train')
+def test_cuda_asked_on_a_machine_without_it_stops_before_training(
+        tmp_path):
+    work = tmp_path / 'study'
+    proc = subprocess.run(
+        [sys.executable, TOOL, '--quick', '--device', 'cuda', '--data-root',
+         tmp_path / 'none', '--work-dir', work], cwd=REPO_ROOT,
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    [message] = proc.stderr.splitlines()
+    assert message.startswith('small_scale_study.py: error: argument '
+                              '--device: no usable CUDA GPU')
+    assert 'pass --device cpu' in message
+    assert not work.exists() and proc.stdout == ''
+
+
+def test_a_report_of_gpu_runs_needs_no_gpu(tmp_path):
+    """--report-only trains nothing, so --device cuda asks for no GPU there;
+    the device still picks the records reported."""
+    gpu = study.StudySettings(configs=CONFIGS, eval_data=EVAL_DATA,
+                              variants=['random'], seeds=[0],
+                              work_dir=str(tmp_path), device='cuda')
+    (tmp_path / 'runs' / 'random_seed0').mkdir(parents=True)
+    wanted, path = study.recorded_readouts('random', 0, 0, gpu)
+    with open(path, 'w') as f:
+        json.dump(dict(wanted, linear=74.5, knn=61.0), f)
+    run_tool([TOOL, '--variants', 'random', '--seeds', '0', '--device',
+              'cuda', '--report-only', '--work-dir', tmp_path], timeout=120)
+    [record] = json.loads((tmp_path / 'study.json').read_text())['records']
+    assert (record['linear'], record['knn']) == (74.5, 61.0)
 
 
 def test_variant_configs_cite_their_paper_row_and_the_metafile_its_number():
@@ -241,6 +414,9 @@ def test_gaps_compare_the_seeds_both_variants_have():
     (dict(seeds=[1, 1]), 'seeds must be distinct'),
     (dict(epochs=30, eval_epochs=[5, 10]), "end at the run's length 30"),
     (dict(epochs=30, eval_epochs=[10, 5, 30]), 'eval_epochs must increase'),
+    (dict(device='gpu'),
+     r"device must be one of \('cuda', 'cpu'\), got 'gpu'"),
+    (dict(probe_images=0), 'probe_images must be >= 1 or None, got 0'),
 ])
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):

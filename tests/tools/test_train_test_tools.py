@@ -12,14 +12,17 @@ from ..conftest import DEMO_CLASSIFIER, free_port, run_tool, train_iterations
 pytestmark = pytest.mark.heavy
 
 # 256 training images, batch 64: 4 iterations an epoch in one process.
+# The suite trains on the CPU on purpose (tools/train.py refuses to
+# without a usable GPU otherwise).
+CPU = ['--device', 'cpu']
 SMALL = ['train_dataloader.dataset.indices=256', 'train_cfg.val_interval=100',
          'default_hooks.logger.interval=1']
 
 
 def train(work_dir, *flags, options=(), epochs=1):
-    return run_tool(['tools/train.py', DEMO_CLASSIFIER, '--work-dir', work_dir,
-                     *flags, '--cfg-options', f'train_cfg.max_epochs={epochs}',
-                     *SMALL, *options])
+    return run_tool(['tools/train.py', DEMO_CLASSIFIER, *CPU, '--work-dir',
+                     work_dir, *flags, '--cfg-options',
+                     f'train_cfg.max_epochs={epochs}', *SMALL, *options])
 
 
 @pytest.fixture(scope='module')
@@ -44,7 +47,7 @@ def test_train_writes_checkpoint_that_test_evaluates(one_epoch, tmp_path):
     ckpt = work_dir / 'epoch_1.pth'
     assert ckpt.is_file()
 
-    out = run_tool(['tools/test.py', DEMO_CLASSIFIER, ckpt, '--work-dir',
+    out = run_tool(['tools/test.py', DEMO_CLASSIFIER, ckpt, *CPU, '--work-dir',
                     tmp_path / 'test', '--out', tmp_path / 'preds.pkl'])
     line = [ln for ln in out.stdout.splitlines()
             if ln.startswith('Test metrics: ')][-1]
@@ -62,9 +65,9 @@ def test_train_writes_checkpoint_that_test_evaluates(one_epoch, tmp_path):
 
 def test_resume_continues_from_latest_checkpoint(one_epoch, tmp_path):
     copy_of(one_epoch, tmp_path)
-    proc = run_tool(['tools/train.py', DEMO_CLASSIFIER, '--work-dir', tmp_path,
-                     '--resume', '--cfg-options', 'train_cfg.max_epochs=2',
-                     *SMALL])
+    proc = run_tool(['tools/train.py', DEMO_CLASSIFIER, *CPU, '--work-dir',
+                     tmp_path, '--resume', '--cfg-options',
+                     'train_cfg.max_epochs=2', *SMALL])
     log = proc.stdout + proc.stderr
     assert 'resumed epoch: 1, iter: 4' in log
     # Only epoch 2 was trained in the resumed run.
@@ -78,12 +81,12 @@ def test_resume_continues_from_latest_checkpoint(one_epoch, tmp_path):
 def test_resume_from_explicit_checkpoint_and_missing_path(one_epoch,
                                                           tmp_path):
     copy_of(one_epoch, tmp_path)
-    proc = run_tool(['tools/train.py', DEMO_CLASSIFIER, '--work-dir',
+    proc = run_tool(['tools/train.py', DEMO_CLASSIFIER, *CPU, '--work-dir',
                      tmp_path / 'b', '--resume', tmp_path / 'epoch_1.pth',
                      '--cfg-options', 'train_cfg.max_epochs=2', *SMALL])
     assert 'resumed epoch: 1, iter: 4' in proc.stdout + proc.stderr
     with pytest.raises(pytest.fail.Exception, match='no such checkpoint'):
-        run_tool(['tools/train.py', DEMO_CLASSIFIER, '--resume',
+        run_tool(['tools/train.py', DEMO_CLASSIFIER, *CPU, '--resume',
                   tmp_path / 'nope.pth'])
 
 
@@ -108,7 +111,7 @@ def test_auto_scale_lr_scales_with_batch(tmp_path):
 
 
 def test_dist_train_two_cpu_processes(tmp_path):
-    proc = run_tool(['tools/dist_train.sh', DEMO_CLASSIFIER, '2',
+    proc = run_tool(['tools/dist_train.sh', DEMO_CLASSIFIER, '2', *CPU,
                      '--work-dir', tmp_path, '--cfg-options',
                      'train_cfg.max_epochs=1', *SMALL],
                     env={'PORT': str(free_port())})
@@ -122,9 +125,9 @@ def test_dist_train_two_cpu_processes(tmp_path):
 @pytest.mark.parametrize('tool, flags', [
     ('tools/train.py', ['--work-dir', '--resume', '--amp', '--amp-dtype',
                         '--auto-scale-lr', '--cfg-options', '--launcher',
-                        '--no-validate']),
+                        '--no-validate', '--device']),
     ('tools/test.py', ['--work-dir', '--out', '--amp', '--cfg-options',
-                       '--launcher']),
+                       '--launcher', '--device']),
 ])
 def test_help_documents_every_flag(tool, flags):
     out = run_tool([tool, '--help']).stdout

@@ -163,9 +163,11 @@ def test_segmentation_trains_evaluates_and_loads_pretrained(
     config = tiny_seg_config(tmp_path, pretrained, root)
     _, model = build(config, 'mmseg')
     assert_backbone_is_pretrained(model, pretrained)
-    out = run_tool(['tools/train.py', config, '--work-dir', tmp_path / 'w'])
+    out = run_tool(['tools/train.py', config, '--device', 'cpu',
+                    '--work-dir', tmp_path / 'w'])
     assert re.search(r'mIoU: \d+\.\d+', out.stdout + out.stderr)
     test = run_tool(['tools/test.py', config, tmp_path / 'w' / 'iter_2.pth',
+                     '--device', 'cpu',
                      '--work-dir', tmp_path / 't'])
     metrics = json.loads(test.stdout.splitlines()[-1][len('Test metrics: '):])
     assert 0 <= metrics['mIoU'] <= 100
@@ -176,7 +178,8 @@ def test_detection_trains_evaluates_and_loads_pretrained(tmp_path, pretrained):
     config = tiny_det_config(tmp_path, pretrained, root)
     _, model = build(config, 'mmdet')
     assert_backbone_is_pretrained(model, pretrained)
-    out = run_tool(['tools/train.py', config, '--work-dir', tmp_path / 'w'])
+    out = run_tool(['tools/train.py', config, '--device', 'cpu',
+                    '--work-dir', tmp_path / 'w'])
     log = out.stdout + out.stderr
     assert re.search(r'coco/bbox_mAP: -?\d+\.\d+', log)
     assert re.search(r'coco/segm_mAP: -?\d+\.\d+', log)

@@ -23,7 +23,8 @@ CONFIG = f'{REPO_ROOT}/configs/demo/randsac_vit-mini-p4_square-16to4_mnist.py'
 def checkpoint(tmp_path_factory):
     """One epoch of the demo's pretraining on 128 digits."""
     work = tmp_path_factory.mktemp('vis_pretrain')
-    run_tool(['tools/train.py', CONFIG, '--work-dir', work, '--cfg-options',
+    run_tool(['tools/train.py', CONFIG, '--device', 'cpu', '--work-dir', work,
+              '--cfg-options',
               'train_dataloader.dataset.indices=128', 'train_cfg.max_epochs=1',
               'default_hooks.checkpoint.interval=1'])
     return work / 'epoch_1.pth'

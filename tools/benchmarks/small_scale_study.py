@@ -6,11 +6,16 @@
     python tools/benchmarks/small_scale_study.py --curve    # training length:
         # 7 variants, 3 seeds, 30 epochs read out at 5/10/20/30 with three
         # readouts: about 8.5 h on one core
+    python tools/benchmarks/small_scale_study.py --gpu-study  # the curve's
+        # variants and readouts on all 60,000 images, 5 epochs, one seed, on
+        # CUDA: about 15 min on one H100 (estimated, not yet run on a GPU)
     python tools/benchmarks/small_scale_study.py --quick    # the test's run
 
 Runs already in --work-dir are reused and interrupted ones resume, so a
 study may stop and continue; ``--report-only`` reports the runs recorded so
-far without training.
+far without training, and reads no data. The study runs on the CPU unless
+``--device cuda`` (or ``--gpu-study``) asks for the GPU, and then stops
+(exit code 2) if CUDA cannot be used, never falling back to the CPU.
 """
 import argparse
 import os.path as osp
@@ -29,13 +34,31 @@ CURVE = dict(variants=['random', 'patch-random', 'square-m2', 'blob-k7',
              epochs=30, eval_epochs=[5, 10, 20, 30],
              readouts=['linear', 'knn', 'attentive'],
              work_dir='work_dirs/small_scale_curve')
+# --gpu-study: the curve's variants and readouts pretrained on all 60,000
+# training images (4690 steps: 10x the ablation table's, 1.7x the CPU
+# curve's), sized for one H100 in about 15 minutes. An estimate, not yet
+# measured on a GPU: see docs/small_scale_study.md, "On a GPU". One seed
+# (--seeds 0 1 2 adds as much again per seed, reusing seed 0); the probes
+# keep the CPU studies' 6000 labelled images, as they train on the CPU,
+# where an attentive probe on 60,000 would take minutes per checkpoint.
+GPU_STUDY = dict(variants=CURVE['variants'], readouts=CURVE['readouts'],
+                 seeds=[0], epochs=5, train_images=60000, probe_images=6000,
+                 device='cuda', work_dir='work_dirs/small_scale_gpu')
 
 
 def parse_args(argv=None):
+    """The arguments, with the preset's values where none was given (so
+    ``--gpu-study --seeds 0 1 2`` runs three seeds), and the parser.
+
+    Defaults left None here are StudySettings' own (seeds 0 1 2, 90 probe
+    epochs, ...), except ``device``, resolved to 'cpu' here.
+    """
+    from randsac_mm.apis.device import DEVICES
     from randsac_mm.apis.study import QUICK, READOUT_NAMES, VARIANTS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--variants', nargs='+', choices=list(VARIANTS))
-    parser.add_argument('--seeds', nargs='+', type=int, default=[0, 1, 2])
+    parser.add_argument('--seeds', nargs='+', type=int,
+                        help='one run per variant and seed (default: 0 1 2)')
     parser.add_argument('--epochs', type=positive_int,
                         help="pretraining epochs (default: the configs' 5)")
     parser.add_argument('--eval-epochs', type=int, nargs='+',
@@ -46,16 +69,26 @@ def parse_args(argv=None):
                         choices=list(READOUT_NAMES),
                         help='readouts (default: linear knn)')
     parser.add_argument('--train-images', type=positive_int,
-                        help="pretraining and probe images (default: the "
-                        "configs' 6000)")
+                        help="pretraining images, and the probes' unless "
+                        "--probe-images (default: the configs' 6000)")
     parser.add_argument('--test-images', type=positive_int,
                         help='test images (default: all 10,000)')
-    parser.add_argument('--probe-epochs', type=positive_int, default=90,
-                        help='probe epochs on the cached features')
+    parser.add_argument('--probe-images', type=positive_int,
+                        help='labelled training images the probes train on '
+                        'and the k-NN searches (default: --train-images)')
+    parser.add_argument('--probe-epochs', type=positive_int,
+                        help='probe epochs on the cached features '
+                        '(default: 90)')
     parser.add_argument('--data-root',
                         help='folder of the Fashion-MNIST IDX files (default:'
                         " the configs', /usr/share/datasets/fashion-mnist)")
     parser.add_argument('--work-dir')
+    parser.add_argument('--device', choices=DEVICES,
+                        help='cpu (the default; any GPU is hidden): float32 '
+                        'pretraining in the main process; cuda: bf16 '
+                        'pretraining with dataloader workers and the features'
+                        ' extracted on the GPU (the probes train on the CPU),'
+                        ' or exit code 2 if CUDA cannot be used')
     parser.add_argument('--report-only', action='store_true',
                         help='train and evaluate nothing: write the report '
                         'of the runs already recorded in --work-dir (a '
@@ -67,16 +100,30 @@ def parse_args(argv=None):
     mode.add_argument('--curve', action='store_true',
                       help='the training-length study: ' + ', '.join(
                           f'{k}={v}' for k, v in CURVE.items()))
+    mode.add_argument('--gpu-study', action='store_true',
+                      help='the curve on all images, for one H100 in about '
+                      '15 minutes (an estimate): ' + ', '.join(
+                          f'{k}={v}' for k, v in GPU_STUDY.items()))
     args = parser.parse_args(argv)
-    preset = QUICK if args.quick else CURVE if args.curve else {}
+    preset = QUICK if args.quick else CURVE if args.curve else \
+        GPU_STUDY if args.gpu_study else {}
     for key, value in preset.items():
-        if getattr(args, key, None) in (None, parser.get_default(key)):
+        if getattr(args, key) is None:
             setattr(args, key, value)
+    args.device = args.device or 'cpu'
     return args, parser
 
 
 def main(argv=None):
     args, parser = parse_args(argv)
+    # Before anything asks torch for GPUs (importing mmengine does). A
+    # report trains nothing, so it needs no GPU: --report-only hides them
+    # and still reports the runs recorded for --device.
+    from randsac_mm.apis.device import NoUsableCuda, use_device
+    try:
+        use_device('cpu' if args.report_only else args.device)
+    except NoUsableCuda as e:
+        parser.exit(2, f'{parser.prog}: error: argument --device: {e}\n')
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis.study import StudySettings, run_study
     from randsac_mm.apis.study_report import markdown
@@ -85,8 +132,8 @@ def main(argv=None):
             configs=CONFIGS, eval_data=EVAL_DATA,
             **{k: getattr(args, k) for k in (
                 'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
-                'train_images', 'test_images', 'probe_epochs', 'data_root',
-                'work_dir', 'quick', 'report_only')
+                'train_images', 'test_images', 'probe_images', 'probe_epochs',
+                'data_root', 'work_dir', 'device', 'quick', 'report_only')
                 if getattr(args, k) is not None})
     except ValueError as e:
         parser.error(str(e))
@@ -95,7 +142,8 @@ def main(argv=None):
     outputs = 'study.json, study.md, study.png' + (
         ', curve.png' if len(settings.eval_epochs) > 1 else '')
     print(f'wrote {settings.work_dir}/{{{outputs}}} '
-          f"({result['pretrain_minutes']:.0f} min of pretraining)")
+          f"({result['pretrain_minutes']:.0f} min of pretraining on "
+          f'{settings.device})')
 
 
 if __name__ == '__main__':

@@ -5,7 +5,7 @@ from mmengine.runner import EpochBasedTrainLoop
 
 from randsac_mm.datasets.transforms import PerSampleSeed
 
-__all__ = ['PerSampleSeedHook', 'find_transforms']
+__all__ = ['PerSampleSeedHook', 'find_transforms', 'run_seed']
 
 
 def find_transforms(dataset, kind):
@@ -24,10 +24,24 @@ def find_transforms(dataset, kind):
     return found
 
 
+def run_seed(runner):
+    """The run's seed, the same in every process.
+
+    With ``randomness.diff_rank_seed=True`` mmengine seeds each process with
+    the run's seed plus its rank (``runner.seed``), so that dropout draws
+    differ between processes; the per-sample seeds must not, or N
+    processes would draw other crops and layouts than one process.
+    """
+    diff_rank_seed = getattr(runner, '_randomness_cfg', {}).get(
+        'diff_rank_seed', False)
+    return runner.seed - runner.rank if diff_rank_seed else runner.seed
+
+
 @HOOKS.register_module()
 class PerSampleSeedHook(Hook):
     """Before each training epoch, gives every ``PerSampleSeed`` of the
-    training data the run's seed and the epoch number.
+    training data the run's seed (:func:`run_seed`: the same on every rank)
+    and the epoch number.
 
     Runs before the epoch's dataloader iterator starts (and so before any
     worker loads a sample of that epoch). Needs an epoch-based loop: an
@@ -48,4 +62,4 @@ class PerSampleSeedHook(Hook):
 
     def before_train_epoch(self, runner):
         for t in self._transforms:
-            t.set_epoch(runner.epoch, seed=runner.seed)
+            t.set_epoch(runner.epoch, seed=run_seed(runner))

@@ -7,6 +7,8 @@ from mmpretrain.registry import MODELS
 from torch import nn
 
 from ..utils import ATTENTION_KERNELS, SegmentBatch, gather_tokens
+from ..utils.attention import DEFAULT_SDPA_BACKENDS, sdpa_backend_list
+from ..utils.sdpa_check import check_sdpa_backends
 from ..utils.segment_batch import host_array
 from .derived_shapes import decoder_shapes, fill_from_backbone, head_shapes
 
@@ -20,7 +22,8 @@ class RandSAC(BaseSelfSupervisor):
     Data samples carry ``token_rank`` from ``RandSACSegmentGenerator``.
     One training step:
 
-    1. tokens are sorted by serialization step (``SegmentBatch``);
+    1. tokens are sorted by serialization step (``SegmentBatch``), planned
+       on the host (:meth:`plan_batch`, outside any compiled region);
     2. the backbone (``RandSACViT``) encodes all segments but the last,
        segment-causally;
     3. the neck (``RandSACDecoder``) predicts all segments but the first
@@ -38,6 +41,17 @@ class RandSAC(BaseSelfSupervisor):
             (default): 'explicit' on a CPU, where RandSAC's short sequences
             make it the faster one (see docs/performance.md), 'sdpa'
             elsewhere.
+        sdpa_backends (Sequence[str]): the backends the 'sdpa' kernel may
+            run on, most preferred first: 'efficient', 'flash', 'cudnn',
+            'math' (``randsac_mm.models.utils.attention``). The default,
+            ('efficient', 'flash'), is memory-efficient attention on a GPU
+            and the flash kernel on a CPU; 'cudnn' runs only on a GPU where
+            its check passes (``sdpa_check``), else the step is refused.
+        compile (bool | dict): compile the step after the host planning
+            (:meth:`segment_loss`) with ``torch.compile``; a dict gives its
+            arguments (e.g. ``dict(mode='max-autotune')``). The first steps
+            (and the first of each new sequence length, with blobs) are
+            slow while it compiles.
     """
 
     @property
@@ -45,11 +59,16 @@ class RandSAC(BaseSelfSupervisor):
         return not self.with_neck
 
     def __init__(self, backbone, neck=None, head=None, attention='auto',
+                 sdpa_backends=DEFAULT_SDPA_BACKENDS, compile=False,
                  **kwargs):
         allowed = ('auto', ) + ATTENTION_KERNELS
         if attention not in allowed:
             raise ValueError(f'attention must be one of {allowed}, got '
                              f'{attention!r}')
+        if not isinstance(compile, (bool, dict)):
+            raise ValueError('compile must be True, False or a dict of '
+                             f'torch.compile arguments, got {compile!r}')
+        sdpa_backends = sdpa_backend_list(sdpa_backends)
         if head is None:
             raise ValueError('RandSAC needs a head (RandSACPretrainHead)')
         # Shapes the neck and head share with the backbone come from the
@@ -70,6 +89,9 @@ class RandSAC(BaseSelfSupervisor):
                                       head_shapes(backbone, width))
         super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
         self.attention = attention
+        self.sdpa_backends = sdpa_backends
+        self.compile_options = compile
+        self._compiled_segment_loss = None  # built at the first step
         if self.two_stream and not hasattr(self.backbone,
                                            'forward_two_stream'):
             raise ValueError(
@@ -127,6 +149,33 @@ class RandSAC(BaseSelfSupervisor):
         featmap = self.backbone(self._images(inputs))[-1]  # [B, C, h, w]
         return (featmap.flatten(2).mean(dim=2), )
 
+    @torch.compiler.disable
+    def plan_batch(self, images, layouts, trim_outer_segments=True):
+        """The batch's token order and masks (``SegmentBatch``), planned on
+        the host from the layouts. Never traced by ``torch.compile`` (the
+        layouts are numpy arrays): a compiled ``loss`` runs it eagerly and
+        compiles the rest.
+
+        Args:
+            images (torch.Tensor): [B, 3, H, W], whose device the masks go
+                to.
+            layouts (list[DataSample] | np.ndarray | torch.Tensor): the data
+                samples (with ``token_rank``), or ``token_rank`` int64
+                [B, N] itself.
+            trim_outer_segments (bool): see ``SegmentBatch``.
+
+        Returns:
+            SegmentBatch
+        """
+        token_rank = self.stack_token_ranks(layouts) \
+            if isinstance(layouts, (list, tuple)) else layouts
+        kernel = self.attention_kernel(images)
+        if kernel == 'sdpa':
+            check_sdpa_backends(self.sdpa_backends, images.device)
+        return SegmentBatch(token_rank, trim_outer_segments, attention=kernel,
+                            device=images.device,
+                            sdpa_backends=self.sdpa_backends)
+
     def predict_segments(self, images, token_rank, batch=None,
                          trim_outer_segments=True):
         """Predictions of every segment but the first.
@@ -148,9 +197,7 @@ class RandSAC(BaseSelfSupervisor):
             ``batch.dec_start``, and the ``SegmentBatch``.
         """
         if batch is None:
-            batch = SegmentBatch(token_rank, trim_outer_segments,
-                                 attention=self.attention_kernel(images),
-                                 device=images.device)
+            batch = self.plan_batch(images, token_rank, trim_outer_segments)
         if self.two_stream:
             features = self.backbone.forward_two_stream(images, batch)
         else:
@@ -170,11 +217,21 @@ class RandSAC(BaseSelfSupervisor):
             dict: ``loss``, a scalar tensor.
         """
         images = self._images(inputs)
-        batch = SegmentBatch(self.stack_token_ranks(data_samples),
-                             trim_outer_segments,
-                             attention=self.attention_kernel(images),
-                             device=images.device)
-        return dict(loss=self.segment_loss(images, batch))
+        batch = self.plan_batch(images, data_samples, trim_outer_segments)
+        return dict(loss=self.compiled_segment_loss(images, batch))
+
+    @property
+    def compiled_segment_loss(self):
+        """:meth:`segment_loss`, compiled when the model was built with
+        ``compile`` (once, at the first step)."""
+        if not self.compile_options:
+            return self.segment_loss
+        if self._compiled_segment_loss is None:
+            options = {} if self.compile_options is True \
+                else dict(self.compile_options)
+            self._compiled_segment_loss = torch.compile(self.segment_loss,
+                                                        **options)
+        return self._compiled_segment_loss
 
     def segment_loss(self, images, batch):
         """The training step's computation, from preprocessed images and a

@@ -46,7 +46,9 @@ class RandSACTwoStreamViT(RandSACViT):
             self.query_token
         last = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
-            query = layer(query, batch.cross_mask, content=content)
+            query = layer(query, batch.cross_mask, content,
+                          batch.sdpa_backends)
             if i < last:  # nothing reads the last layer's content stream
-                content = layer(content, batch.encoder_mask)
+                content = layer(content, batch.encoder_mask, None,
+                                batch.sdpa_backends)
         return self.final_norm_layer(query)

@@ -151,10 +151,10 @@ class RandSACViT(VisionTransformer):
         x = self.pre_norm(x)
         hidden = []
         for layer in self.layers:
+            args = (batch.encoder_mask, None, batch.sdpa_backends)
             if self.with_cp and x.requires_grad:
-                x = checkpoint(layer, x, batch.encoder_mask,
-                               use_reentrant=False)
+                x = checkpoint(layer, x, *args, use_reentrant=False)
             else:
-                x = layer(x, batch.encoder_mask)
+                x = layer(x, *args)
             hidden.append(self.final_norm_layer(x))
         return hidden

@@ -5,6 +5,7 @@ from mmpretrain.models.backbones.vision_transformer import (
 from torch.nn import functional as F
 
 from ..utils import attention_dropout, attention_output, multihead_attention
+from ..utils.attention import DEFAULT_SDPA_BACKEND_LIST
 
 __all__ = ['SegmentCausalLayer', 'make_segment_causal']
 
@@ -20,7 +21,8 @@ class SegmentCausalLayer(TransformerEncoderLayer):
     units gathering their shards, activation checkpointing) see it.
     """
 
-    def forward(self, x, mask=None, content=None):
+    def forward(self, x, mask=None, content=None,
+                sdpa_backends=DEFAULT_SDPA_BACKEND_LIST):
         """Args:
             x (torch.Tensor): [B, L, C], the layer's input; for the query
                 stream, the queries [B, Lq, C].
@@ -30,6 +32,8 @@ class SegmentCausalLayer(TransformerEncoderLayer):
             content (torch.Tensor | None): two-stream query stream: the
                 content stream's input of this layer [B, Lk, C], from which
                 keys and values come, with the same weights (XLNet).
+            sdpa_backends (tuple[SDPBackend]): for a boolean mask, see
+                ``multihead_attention``.
 
         Returns:
             torch.Tensor: [B, L, C].
@@ -48,7 +52,7 @@ class SegmentCausalLayer(TransformerEncoderLayer):
                             None if bias is None else bias[channels:]
                             ).chunk(2, dim=-1)
         out = multihead_attention(q, k, v, attn.num_heads, mask,
-                                  attention_dropout(attn))
+                                  attention_dropout(attn), sdpa_backends)
         x = x + attention_output(attn, out)
         return self.ffn(self.ln2(x), identity=x)
 

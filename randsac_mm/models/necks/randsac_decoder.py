@@ -9,6 +9,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from ..utils import gather_tokens, multihead_attention, sincos_2d_embedding
+from ..utils.attention import DEFAULT_SDPA_BACKEND_LIST
 
 __all__ = ['RandSACDecoder', 'RandSACDecoderLayer']
 
@@ -50,23 +51,28 @@ class RandSACDecoderLayer(BaseModule):
         self.drop_path = DropPath(drop_path_rate) if drop_path_rate > 0 \
             else nn.Identity()
 
-    def forward(self, x, memory, self_mask, cross_mask):
+    def forward(self, x, memory, self_mask, cross_mask,
+                sdpa_backends=DEFAULT_SDPA_BACKEND_LIST):
         """Args:
             x (torch.Tensor): queries [B, Lq, C].
             memory (torch.Tensor): encoder memory [B, Lk, C_mem].
-            self_mask (torch.Tensor): bool [B|1, 1, Lq, Lq].
-            cross_mask (torch.Tensor): bool [B|1, 1, Lq, Lk].
+            self_mask (torch.Tensor): [B|1, 1, Lq, Lq], in the attention
+                kernel's form (see ``multihead_attention``).
+            cross_mask (torch.Tensor): [B|1, 1, Lq, Lk], likewise.
+            sdpa_backends (tuple[SDPBackend]): for boolean masks.
 
         Returns:
             torch.Tensor: [B, Lq, C].
         """
         q, k, v = self.self_qkv(self.ln1(x)).chunk(3, dim=-1)
         x = x + self.drop_path(self.self_proj(
-            multihead_attention(q, k, v, self.num_heads, self_mask)))
+            multihead_attention(q, k, v, self.num_heads, self_mask,
+                                sdpa_backends=sdpa_backends)))
         k, v = self.cross_kv(memory).chunk(2, dim=-1)
         q = self.cross_q(self.ln2(x))
         x = x + self.drop_path(self.cross_proj(
-            multihead_attention(q, k, v, self.num_heads, cross_mask)))
+            multihead_attention(q, k, v, self.num_heads, cross_mask,
+                                sdpa_backends=sdpa_backends)))
         return self.ffn(self.ln3(x), identity=x)
 
 
@@ -206,9 +212,10 @@ class RandSACDecoder(BaseModule):
         """
         x = gather_tokens(self.pos_embed, batch.decoder_order)
         for layer, memory in zip(self.layers, self.memories(encoder_outputs)):
+            args = (memory, batch.decoder_mask, batch.cross_mask,
+                    batch.sdpa_backends)
             if self.with_cp and memory.requires_grad:
-                x = checkpoint(layer, x, memory, batch.decoder_mask,
-                               batch.cross_mask, use_reentrant=False)
+                x = checkpoint(layer, x, *args, use_reentrant=False)
             else:
-                x = layer(x, memory, batch.decoder_mask, batch.cross_mask)
+                x = layer(x, *args)
         return self.norm(x)

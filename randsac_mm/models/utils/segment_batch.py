@@ -27,7 +27,7 @@ import functools
 import numpy as np
 import torch
 
-from .attention import ATTENTION_KERNELS
+from .attention import ATTENTION_KERNELS, DEFAULT_SDPA_BACKEND_LIST
 
 __all__ = ['SegmentBatch', 'gather_tokens']
 
@@ -128,6 +128,10 @@ class SegmentBatch:
     Attributes:
         order (torch.Tensor): int64 [B, N], the raster index of the token at
             each position of the sorted sequence.
+        encoder_order (torch.Tensor): int64 [B, enc_len], raster indices of
+            the encoded tokens.
+        decoder_order (torch.Tensor): int64 [B, N - dec_start], raster
+            indices of the decoded tokens.
         sorted_rank (torch.Tensor): int64 [B, N], its serialization step.
         enc_len (int): encoder sequence length (sorted positions
             ``[0, enc_len)``).
@@ -139,6 +143,8 @@ class SegmentBatch:
             ``attention='flex'``.
         loss_mask (torch.Tensor): bool [B, N - dec_start], decoder positions
             that are predicted (not in the first segment).
+        sdpa_backends (tuple[SDPBackend]): the backends the layers may run
+            the 'sdpa' masks on, most preferred first.
 
     Args:
         token_rank (np.ndarray | torch.Tensor): int64 [B, N], on the host
@@ -151,10 +157,14 @@ class SegmentBatch:
             ``ATTENTION_KERNELS``.
         device (torch.device | str | None): where the order and masks live
             (default: ``token_rank``'s device, the CPU for an array).
+        sdpa_backends (tuple[SDPBackend]): see Attributes (default:
+            ``DEFAULT_SDPA_BACKENDS``; ``sdpa_backend_list`` makes one from
+            names).
     """
 
     def __init__(self, token_rank, trim_outer_segments=True,
-                 attention='sdpa', device=None):
+                 attention='sdpa', device=None,
+                 sdpa_backends=DEFAULT_SDPA_BACKEND_LIST):
         if attention not in ATTENTION_KERNELS:
             raise ValueError(f'attention must be one of {ATTENTION_KERNELS},'
                              f' got {attention!r}')
@@ -182,10 +192,16 @@ class SegmentBatch:
         # a single broadcast mask was measured no faster
         # (docs/benchmarks/shared_mask_ab_cpu.json), so the batch has one
         # code path.
+        # Sliced here, on the host's ints: code that reads a batch (a
+        # compiled step among them) sees tensors only, whose sizes may vary
+        # from batch to batch, never the ints themselves.
+        self.encoder_order = self.order[:, :self.enc_len]
+        self.decoder_order = self.order[:, self.dec_start:]
         self.encoder_rank = self.sorted_rank[:, :self.enc_len]
         self.decoder_rank = self.sorted_rank[:, self.dec_start:]
         self.loss_mask = self.decoder_rank >= 1
         self.attention = attention
+        self.sdpa_backends = tuple(sdpa_backends)
         if attention == 'flex':
             self._flex_masks()
             return
@@ -222,16 +238,6 @@ class SegmentBatch:
             return allowed
         bias = torch.zeros(allowed.shape, device=allowed.device)
         return bias.masked_fill_(~allowed, float('-inf'))
-
-    @property
-    def encoder_order(self):
-        """int64 [B, enc_len]: raster indices of the encoded tokens."""
-        return self.order[:, :self.enc_len]
-
-    @property
-    def decoder_order(self):
-        """int64 [B, N - dec_start]: raster indices of the decoded tokens."""
-        return self.order[:, self.dec_start:]
 
     def _encoder_mask(self):
         r = self.encoder_rank

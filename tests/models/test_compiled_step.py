@@ -1,0 +1,92 @@
+"""The whole training step compiles: ``torch.compile(model.loss)`` on the
+data samples the pipeline packs (numpy layouts), with the host planning run
+eagerly outside the compiled region; and configs turn it on with
+``RandSAC(compile=...)``."""
+import numpy as np
+import pytest
+import torch
+from mmcv.transforms import Compose
+from mmpretrain.registry import MODELS
+
+from .helpers import VARIANTS, build_model, tiny_cfg
+
+
+def pipeline_samples(batch_size, seed):
+    """Data samples as the pretraining pipeline packs them: blob layouts
+    (sizes vary, so the sequence lengths vary from batch to batch),
+    ``token_rank`` a numpy array."""
+    pipeline = Compose([
+        dict(type='RandSACSegmentGenerator', input_size=32, patch_size=4,
+             segment='blob', num_segments=11, hierarchy=(5, )),
+        dict(type='PackInputs', algorithm_keys=['token_rank']),
+    ])
+    np.random.seed(seed)
+    image = np.zeros((32, 32, 3), np.uint8)
+    packed = [pipeline(dict(img=image)) for _ in range(batch_size)]
+    assert isinstance(packed[0]['data_samples'].token_rank, np.ndarray)
+    return [p['data_samples'] for p in packed]
+
+
+def loss_and_grads(model, loss_fn, images, data):
+    model.zero_grad()
+    loss = loss_fn(images, data)['loss']
+    loss.backward()
+    return loss.detach(), {n: p.grad.clone()
+                           for n, p in model.named_parameters()
+                           if p.grad is not None}
+
+
+# Seeds whose batches give other encoder and decoder lengths (61 and 10,
+# 58 and 5 tokens): the second batch runs a recompiled, dynamic graph.
+SEEDS = (0, 2)
+
+
+# The default backend (inductor, C++ kernels) for the main architecture;
+# the others through AOT autograd without code generation, which traces
+# exactly what inductor would compile, in a tenth of the time.
+@pytest.mark.parametrize('variant, backend', [
+    (v, 'inductor' if v == 'skip' else 'aot_eager') for v in VARIANTS])
+def test_the_compiled_loss_is_the_eager_loss(variant, backend):
+    """Two batches of other sequence lengths: the eager losses and
+    gradients."""
+    torch._dynamo.reset()
+    model = build_model(variant).train()
+    model.attention = 'sdpa'
+    compiled = torch.compile(model.loss, backend=backend)
+    lengths = set()
+    for seed in SEEDS:
+        data = pipeline_samples(3, seed)
+        images = torch.randn(3, 3, 32, 32, generator=torch.Generator()
+                             .manual_seed(seed))
+        eager, eager_grads = loss_and_grads(model, model.loss, images, data)
+        loss, grads = loss_and_grads(model, compiled, images, data)
+        batch = model.plan_batch(images, data)
+        lengths.add((batch.enc_len, batch.dec_start))
+        torch.testing.assert_close(loss, eager, rtol=1e-5, atol=1e-6)
+        assert grads.keys() == eager_grads.keys()
+        for name, grad in grads.items():
+            torch.testing.assert_close(grad, eager_grads[name], rtol=1e-4,
+                                       atol=1e-5, msg=name)
+    assert len(lengths) == len(SEEDS)
+
+
+def test_a_config_turns_compile_on():
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = MODELS.build(dict(tiny_cfg(), compile=dict(backend='aot_eager')))
+    model.init_weights()
+    reference = build_model('skip').train()
+    model.train()
+    data = pipeline_samples(2, 0)
+    images = torch.randn(2, 3, 32, 32)
+    assert model.compiled_segment_loss is not model.segment_loss
+    torch.testing.assert_close(model.loss(images, data)['loss'],
+                               reference.loss(images, data)['loss'])
+    # Off by default.
+    assert reference.compiled_segment_loss == reference.segment_loss
+
+
+def test_compile_takes_a_bool_or_torch_compile_arguments():
+    with pytest.raises(ValueError, match="compile must be True, False or a "
+                       "dict of torch.compile arguments, got 'inductor'"):
+        MODELS.build(dict(tiny_cfg(), compile='inductor'))
