@@ -13,18 +13,6 @@ fi
 CONFIG=$1
 GPUS=$2
 shift 2
-case $GPUS in
-  ''|*[!0-9]*|0*)
-    echo "$0: error: GPUS must be a positive integer (processes on this node), got '$GPUS'" >&2
-    exit 2 ;;
-esac
-DEVICE=cuda
-prev=
-for arg in "$@"; do
-  [ "$prev" = --device ] && DEVICE=$arg
-  case $arg in --device=*) DEVICE=${arg#--device=} ;; esac
-  prev=$arg
-done
 NNODES=${NNODES:-1}
 NODE_RANK=${NODE_RANK:-0}
 PORT=${PORT:-29500}
@@ -32,11 +20,9 @@ MASTER_ADDR=${MASTER_ADDR:-127.0.0.1}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PYTHON=${PYTHON:-python}
 export PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}"
-
-if [ "$DEVICE" = cuda ]; then
-  # One line naming the CUDA problem, not a failure report per process.
-  "$PYTHON" -m randsac_mm.apis.device --gpus "$GPUS" || exit 2
-fi
+# shellcheck source=tools/dist_check.sh
+. "$HERE/dist_check.sh"
+check_processes "$GPUS" "$@"
 
 exec "$PYTHON" -m torch.distributed.run \
     --nnodes="$NNODES" \

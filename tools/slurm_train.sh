@@ -4,9 +4,9 @@
 # Each task checks its own GPU before building anything (tools/train.py: a
 # node whose CUDA does not start stops the job with a message naming CUDA).
 # Environment: GPUS (total, default 8), GPUS_PER_NODE (default 8),
-# CPUS_PER_TASK (default 12: the configs' 10 dataloader workers, the main
-# process and the pinning thread; tools/benchmarks/data_pipeline.py says how
-# many workers a GPU needs), SRUN_ARGS (extra srun flags).
+# CPUS_PER_TASK (default 16: the main config's 14 dataloader workers, the
+# main process and the pinning thread; docs/performance.md, "Data loading",
+# says how many workers a GPU needs), SRUN_ARGS (extra srun flags).
 set -euo pipefail
 if [ $# -lt 4 ]; then
   echo "usage: $0 PARTITION JOB_NAME CONFIG WORK_DIR [tools/train.py arguments]" >&2
@@ -19,7 +19,7 @@ WORK_DIR=$4
 shift 4
 GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
-CPUS_PER_TASK=${CPUS_PER_TASK:-12}
+CPUS_PER_TASK=${CPUS_PER_TASK:-16}
 for name in GPUS GPUS_PER_NODE CPUS_PER_TASK; do
   case ${!name} in
     ''|*[!0-9]*|0*)

@@ -142,19 +142,23 @@ def use_device_or_exit(device, prog):
 
 
 def main(argv=None):
-    """``python -m randsac_mm.apis.device --gpus N``: exits 2 with the
-    report when this machine cannot give N processes a GPU each (what
-    tools/dist_train.sh checks before torchrun starts them)."""
+    """``python -m randsac_mm.apis.device --gpus N [--prog NAME]``: exits 2
+    with the report when this machine cannot give N processes a GPU each
+    (what tools/dist_train.sh and dist_test.sh check before torchrun starts
+    them)."""
     import argparse
     parser = argparse.ArgumentParser(
-        prog='tools/dist_train.sh', description='Checks that N processes '
-        'can each have a CUDA GPU on this machine.')
+        description='Checks that N processes can each have a CUDA GPU on '
+        'this machine.')
     parser.add_argument('--gpus', type=int, required=True,
                         help='processes, one GPU each')
+    parser.add_argument('--prog', default='randsac_mm.apis.device',
+                        help='the name the error starts with (default: '
+                        '%(default)s)')
     args = parser.parse_args(argv)
     report = cuda_report(local_rank=args.gpus - 1)
     if report is not None:
-        sys.stderr.write(f'{parser.prog}: error: {report}\n')
+        sys.stderr.write(f'{args.prog}: error: {report}\n')
         raise SystemExit(2)
 
 

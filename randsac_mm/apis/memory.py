@@ -1,16 +1,20 @@
 """GPU memory of a pretraining step, measured on the CPU.
 
-A training step's peak memory is what stays (weights, gradients, optimizer
-state, and DDP's gradient buckets) plus the activations the forward pass
-saves for backward, which grow with the batch. The activations are
-measured, not modelled: the config's model runs its forward pass on the
-CPU under the config's precision with CUDA's attention kernel ('sdpa'),
-and ``torch.autograd.graph.saved_tensors_hooks`` records every tensor kept
-for backward. Two batch sizes give the bytes per sample and the fixed part
-(autocast's low-precision copies of the weights).
+A training step's peak memory is what stays (weights, optimizer state,
+DDP's gradient buckets) plus what the step itself holds at its fullest: the
+activations the forward pass saves for backward, the loss's temporaries,
+and, in the backward pass, the gradients as they appear while the
+activations are freed. None of it is modelled: the config's model runs a
+whole step, forward and backward, on the CPU under the config's precision
+with the 'sdpa' kernel and ``FakeTensorMode`` (sizes, no arithmetic), and
+:class:`PeakMemory` follows every tensor from its creation to its release
+(:func:`step_bytes`). Two batch sizes give the bytes per sample and the
+fixed part (autocast's low-precision copies of the weights).
 
-:class:`PeakMemory` measures the real peak of a whole step (forward,
-backward, optimizer) on the CPU, to check the estimate against.
+What the saved activations alone come to is reported too
+(``saved_tensors_hooks``: :func:`saved_bytes`), and :class:`PeakMemory`
+also measures the real peak of a whole step on the CPU, to check the
+estimate against.
 """
 import contextlib
 import os.path as osp
@@ -24,7 +28,8 @@ from torch.utils._pytree import tree_flatten
 from torch.utils.weak import WeakIdKeyDictionary
 
 __all__ = ['PeakMemory', 'estimate_memory', 'memory_report', 'saved_bytes',
-           'saved_activation_bytes', 'step_precision', 'worst_case_layouts']
+           'saved_activation_bytes', 'step_bytes', 'step_precision',
+           'worst_case_layouts']
 
 GiB = 2**30
 
@@ -182,13 +187,48 @@ def step_loss(model, images, token_rank):
     return model.segment_loss(images, batch)
 
 
+def step_bytes(model, batch_size, token_rank, dtype=None, mode=None):
+    """The peak bytes a training step holds beyond its weights and
+    optimizer state: forward and backward, live tensors counted as they are
+    made and freed (``PeakMemory``), so the saved activations, the loss's
+    and the backward pass's temporaries and the gradients as they appear.
+
+    Args:
+        model (RandSAC | MAE): in train mode, on the CPU, gradients None
+            (as ``optimizer.zero_grad()`` leaves them).
+        batch_size (int): images.
+        token_rank (np.ndarray | None): int64 [B, N] (None: MAE).
+        dtype (torch.dtype | None): autocast dtype, or None for float32.
+        mode (FakeTensorMode | None): the mode :func:`to_fake` gave for
+            ``model``; None computes for real.
+
+    Returns:
+        int: bytes.
+    """
+    size = tuple(model.backbone.img_size)
+    with mode or contextlib.nullcontext():
+        with PeakMemory() as peak:
+            images = torch.zeros(batch_size, 3, *size)
+            with torch.autocast('cpu', dtype=dtype or torch.float32,
+                                enabled=dtype is not None):
+                loss = step_loss(model, images, token_rank)
+            loss.backward()
+            del loss, images
+        model.zero_grad(set_to_none=True)
+    return peak.peak
+
+
 def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
                     device='cuda'):
     """The memory of one GPU in a pretraining config's training step.
 
-    The activations are measured at the batch itself (under
-    ``FakeTensorMode``, so without the arithmetic), and at two and four
-    images for the bytes per image that ``max_batch`` extrapolates with.
+    The step is run whole, forward and backward, at the batch itself under
+    ``FakeTensorMode`` (the same kernels and tensors, sizes only: a ViT-B
+    batch of 512 in seconds), and the peak of its live tensors taken; at
+    half the batch too, for the bytes per image that ``max_batch``
+    extrapolates with. To it come the weights and optimizer state (and
+    DDP's gradient buckets, or FSDP's shards). The saved activations are
+    reported beside it (what the forward pass keeps for backward).
 
     Args:
         cfg (mmengine.Config): a pretraining config (RandSAC or MAE).
@@ -202,15 +242,15 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
     Returns:
         dict: ``params`` (count), ``precision``, ``attention``,
         ``activations_per_sample`` and ``activations_fixed`` (bytes saved
-        for backward), ``states`` (weights, optimizer state, DDP buckets or
-        FSDP shards: bytes), ``batch_size``, ``peak`` (bytes) and
-        ``max_batch`` (the largest batch whose peak fits
+        for backward), ``step_per_sample`` and ``step_fixed`` (the step's
+        peak beyond the states), ``states`` (weights, optimizer state, DDP
+        buckets or FSDP shards: bytes), ``batch_size``, ``peak`` (bytes)
+        and ``max_batch`` (the largest batch whose peak fits
         ``gpu_mem_gib``).
 
-    The peak is the states plus the larger of the saved activations (alive
-    at the end of the forward pass) and the gradients (alive at the end of
-    backward, the activations freed as they are made): on the CPU this
-    comes within 10% of the measured peak of a whole step (tests/apis).
+    The peak comes within 5% of a measured step: of the whole step's peak
+    on the CPU (tests/apis/test_memory.py) and of the H100's allocated peak
+    of the main config at 512 images (docs/benchmarks/gpu/).
     """
     from ..datasets.transforms import RandSACSegmentGenerator
     from .config import build_model
@@ -226,39 +266,52 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
                         for layer in _layers(model))
     mode = to_fake(model)
     batch_size = batch_size or cfg.train_dataloader.batch_size
-    saved = {}
-    # Even batches: each holds the pair of worst-case layouts.
-    for n in sorted({2, 4, batch_size}):  # fake tensors: sizes only
+    # Even batches: each holds the pair of worst-case layouts. The saved
+    # activations grow linearly from the smallest batch on; the step's peak
+    # only where the activations outweigh the gradients, so its slope is
+    # taken between half the batch and the batch.
+    half = max(batch_size // 4 * 2, 2)
+    step_sizes = (half, max(batch_size, half + 2))
+    saved, step = {}, {}
+    for n in sorted({2, 4, batch_size, *step_sizes}):  # fake: sizes only
         ranks = worst_case_layouts(generator, n) if is_randsac else None
-        saved[n] = saved_activation_bytes(model, n, ranks, dtype, mode)
-    per_sample = (saved[4] - saved[2]) // 2
-    fixed = max(saved[2] - 2 * per_sample, 0)
+        if n in (2, 4, batch_size):
+            saved[n] = saved_activation_bytes(model, n, ranks, dtype, mode)
+        if n in step_sizes:
+            step[n] = step_bytes(model, n, ranks, dtype, mode)
+
+    def linear(measured, low, high):
+        per_sample = (measured[high] - measured[low]) // (high - low)
+        return per_sample, max(measured[low] - low * per_sample, 0)
+
+    per_sample, fixed = linear(saved, 2, 4)
+    step_per_sample, step_fixed = linear(step, *step_sizes)
     fsdp = cfg.get('strategy', {}).get('type') == 'FSDPStrategy'
-    # float32 weights, AdamW's two moments, gradients; DDP keeps a bucket
-    # copy of the gradients, FSDP shards all of it and gathers one layer.
-    weights, moments, grads = 4 * params, 8 * trainable, 4 * trainable
+    # float32 weights and AdamW's two moments; DDP keeps a bucket copy of
+    # the gradients (the gradients themselves are in the step), FSDP
+    # shards weights and moments and gathers one layer at a time.
+    weights, moments = 4 * params, 8 * trainable
     if fsdp:
         states = (weights + moments) / gpus + 2 * 4 * largest_layer
-        grads = grads / gpus
     else:
-        states = weights + moments + (grads if gpus > 1 else 0)
+        states = weights + moments + (4 * trainable if gpus > 1 else 0)
 
     def peak(batch):
-        activations = saved[batch] if batch in saved else \
-            fixed + per_sample * batch
-        return states + max(activations, grads)
+        return states + (step[batch] if batch in step else
+                         step_fixed + step_per_sample * batch)
 
     budget = gpu_mem_gib * GiB
-    max_batch = int((budget - states - fixed) // per_sample) \
-        if per_sample else 0
+    max_batch = int((budget - states - step_fixed) // step_per_sample) \
+        if step_per_sample else 0
     if max_batch > 0 and peak(max_batch) > budget:
         max_batch = 0
     return dict(params=params, precision=str(dtype or torch.float32)[6:],
                 attention='sdpa' if is_randsac else 'mae',
-                activations_per_sample=per_sample,
-                activations_fixed=fixed, states=states,
-                gradients=grads, batch_size=batch_size,
-                peak=peak(batch_size), max_batch=max(max_batch, 0),
+                activations_per_sample=per_sample, activations_fixed=fixed,
+                step_per_sample=step_per_sample, step_fixed=step_fixed,
+                states=states, gradients=4 * trainable,
+                batch_size=batch_size, peak=peak(batch_size),
+                max_batch=max(max_batch, 0),
                 strategy='FSDP' if fsdp else ('DDP' if gpus > 1 else
                                               'single'))
 
@@ -296,9 +349,11 @@ def memory_report(config, gpus=8, gpu_mem_gib=80.0, batch_size=None,
         fits = row['peak'] <= gpu_mem_gib * GiB
         row.update(config=config, fits=fits, line=(
             f"{name}: {row['params'] / 1e6:.0f}M params, {row['precision']}"
-            f", {row['strategy']}; activations "
+            f", {row['strategy']}; activations saved "
             f"{row['activations_per_sample'] / 2**20:.1f} MiB/image + "
-            f"{row['activations_fixed'] / 2**20:.0f} MiB, states "
+            f"{row['activations_fixed'] / 2**20:.0f} MiB, step "
+            f"{row['step_per_sample'] / 2**20:.1f} MiB/image + "
+            f"{row['step_fixed'] / 2**20:.0f} MiB, states "
             f"{row['states'] / GiB:.2f} GiB; peak at batch "
             f"{row['batch_size']}: {row['peak'] / GiB:.1f} GiB "
             f"({'fits' if fits else 'does NOT fit'} {gpu_mem_gib:g} GiB); "
@@ -315,9 +370,11 @@ def _downstream_report(cfg, config, name):
     import copy
 
     from mmengine.registry import MODELS, DefaultScope
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import sdpa_kernel
 
     import randsac_mm.downstream  # noqa: F401  (registers)
+
+    from ..models.utils.attention import sdpa_backend_list
     dtype = step_precision(cfg, 'cuda')
     # The CPU measures bfloat16 for a float16 config: the same bytes.
     dtype = torch.bfloat16 if dtype is not None else None
@@ -332,10 +389,12 @@ def _downstream_report(cfg, config, name):
             backbone.train()  # (returns None for mmpretrain's backbones)
             size = tuple(backbone.img_size)
             mode = to_fake(backbone)
-            for kernel, backends in (('fused', [SDPBackend.FLASH_ATTENTION,
-                                                SDPBackend.EFFICIENT_ATTENTION]),
-                                     ('math', [SDPBackend.MATH])):
-                with sdpa_kernel(backends):
+            for kernel, names in (('fused', ('efficient', 'flash')),
+                                  ('math', ('math', ))):
+                # The windowed blocks run the backbone's own list, the
+                # global ones (mmpretrain's attention) the context's.
+                backbone.sdpa_backends = backends = sdpa_backend_list(names)
+                with sdpa_kernel(list(backends)):
                     result[f'{label}_{kernel}'] = saved_bytes(
                         backbone, lambda: backbone(torch.zeros(1, 3, *size)),
                         dtype, mode)

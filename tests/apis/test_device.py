@@ -127,13 +127,14 @@ def test_without_cuda_a_tool_stops_before_building_anything(tool, tmp_path):
 
 
 @no_cuda_here
-def test_dist_train_on_a_cuda_less_machine_stops_naming_cuda(tmp_path):
-    """The issue's case: the main config, 1 process, no CUDA."""
-    proc, _ = run(['tools/dist_train.sh', MAIN, '1', '--work-dir',
-                   str(tmp_path / 'w')])
+@pytest.mark.parametrize('tool, positional', [
+    ('tools/dist_train.sh', [MAIN, '1']),  # the issue's case
+    ('tools/dist_test.sh', [MAIN, 'x.pth', '1'])])
+def test_dist_tools_on_a_cuda_less_machine_stop_naming_cuda(
+        tmp_path, tool, positional):
+    proc, _ = run([tool, *positional, '--work-dir', str(tmp_path / 'w')])
     assert proc.returncode == 2
-    assert proc.stderr.startswith('tools/dist_train.sh: error: no usable '
-                                  'CUDA GPU: ')
+    assert proc.stderr.startswith(f'{tool}: error: no usable CUDA GPU: ')
     assert len(proc.stderr.splitlines()) == 1  # no report per process
     assert 'backend' not in proc.stdout + proc.stderr  # never got to gloo
     assert not (tmp_path / 'w').exists()
@@ -146,3 +147,12 @@ def test_dist_train_wants_a_positive_process_count(gpus):
     assert proc.stderr == ('tools/dist_train.sh: error: GPUS must be a '
                            'positive integer (processes on this node), got '
                            f"'{gpus}'\n")
+
+
+def test_dist_tools_let_cpu_processes_through_the_check(tmp_path):
+    """With --device cpu the GPU check is skipped (torchrun then starts the
+    processes; here they stop at a missing checkpoint)."""
+    proc, _ = run(['tools/dist_test.sh', MAIN, str(tmp_path / 'no.pth'), '1',
+                   '--device', 'cpu'])
+    assert 'no usable CUDA GPU' not in proc.stderr
+    assert "no such file" in proc.stdout + proc.stderr

@@ -43,7 +43,7 @@ def test_peak_memory_counts_live_storage():
 
 
 @pytest.mark.parametrize('device', ['cpu', 'cuda'])
-def test_estimate_is_within_20_percent_of_a_measured_step(device):
+def test_estimate_is_within_5_percent_of_a_measured_step(device):
     """A whole step (forward, backward, AdamW) on the CPU, measured live,
     under the precision the config gives the device (float32 on a CPU,
     bf16 autocast on CUDA, emulated here with CPU autocast)."""
@@ -72,8 +72,26 @@ def test_estimate_is_within_20_percent_of_a_measured_step(device):
     with PeakMemory(list(model.parameters()) + state) as measured:
         step()
     assert estimate['precision'] == ('bfloat16' if dtype else 'float32')
-    assert 0.8 < estimate['peak'] / measured.peak < 1.2, \
+    assert 0.95 < estimate['peak'] / measured.peak < 1.05, \
         (estimate['peak'], measured.peak)
+
+
+def test_estimate_is_within_5_percent_of_the_h100_measurement():
+    """The main config at 512 images on one H100 (bf16, the first GPU run,
+    docs/benchmarks/gpu/train_step_h100.json): 49.6 GiB allocated at its
+    peak. The model of before (saved activations plus states) said 46.8
+    for one GPU, 5.6% under."""
+    with open(osp.join(REPO_ROOT, 'docs', 'benchmarks', 'gpu',
+                       'train_step_h100.json')) as f:
+        record = json.load(f)
+    measured = record['rows'][0]
+    assert measured['attention'].startswith('auto')
+    cfg = Config.fromfile(osp.join(REPO_ROOT, record['config']))
+    estimate = estimate_memory(cfg, gpus=record['gpus'],
+                               batch_size=record['batch_size'])
+    ratio = estimate['peak'] / 2**30 / measured['peak_allocated_gib']
+    assert 0.95 < ratio < 1.05, ratio
+    assert estimate['precision'] == 'bfloat16'
 
 
 @pytest.mark.parametrize('config', [
@@ -127,7 +145,9 @@ def test_true_windows_keep_less_than_global_attention():
     saved = {}
     with DefaultScope.overwrite_default_scope('mmdet'):
         for window in (4, None):
-            backbone = RandSACViTPyramid(window_size=window, **kwargs)
+            # Windowed blocks: the backbone's list; global: the context.
+            backbone = RandSACViTPyramid(window_size=window,
+                                         sdpa_backends=['math'], **kwargs)
             with sdpa_kernel([SDPBackend.MATH]):
                 saved[window] = saved_bytes(
                     backbone, lambda: backbone(torch.zeros(1, 3, 128, 128)),

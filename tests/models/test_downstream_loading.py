@@ -42,7 +42,7 @@ def test_windowed_blocks_see_only_their_window():
     """With window_size, a block outside out_indices is the same layer run
     on each window alone; the blocks in out_indices attend globally."""
     from randsac_mm.downstream import RandSACViTPyramid
-    from randsac_mm.downstream.randsac_vit_pyramid import (
+    from randsac_mm.models.backbones.randsac_vit_pyramid import (
         window_merge,
         window_partition,
     )

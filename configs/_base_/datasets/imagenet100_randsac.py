@@ -25,9 +25,8 @@ train_pipeline = [
 ]
 train_dataloader = dict(
     batch_size=512,
-    # One worker prepares about 330 images/s (decode, crop, layout; 3 ms
-    # per ImageNet JPEG on one core); a GPU at 40% MFU trains about 2,900
-    # (tools/benchmarks/data_pipeline.py): 10 workers, 12 CPUs per GPU.
+    # ViT-S/16 wants more images/s than a GPU node's cores decode at 224 px;
+    # measure yours (docs/performance.md, "Data loading").
     num_workers=10,
     persistent_workers=True,
     pin_memory=True,

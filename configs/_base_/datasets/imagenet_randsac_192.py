@@ -25,10 +25,10 @@ train_pipeline = [
 ]
 train_dataloader = dict(
     batch_size=512,
-    # One worker prepares about 330 images/s (decode, crop, layout; 3 ms
-    # per ImageNet JPEG on one core); a GPU at 40% MFU trains about 2,900
-    # (tools/benchmarks/data_pipeline.py): 10 workers, 12 CPUs per GPU.
-    num_workers=10,
+    # A worker on an H100 node's Xeon cores prepares 216 images/s; a GPU at
+    # 40% MFU trains about 2,900: 14 workers, 16 CPUs per GPU
+    # (docs/performance.md, "Data loading").
+    num_workers=14,
     persistent_workers=True,
     pin_memory=True,
     sampler=dict(type='DefaultSampler', shuffle=True),

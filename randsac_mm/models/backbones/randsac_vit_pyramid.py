@@ -1,16 +1,19 @@
-"""RandSAC ViT with a 4-scale feature pyramid, for UperNet and Mask R-CNN."""
+"""RandSAC ViT with a 4-scale feature pyramid, for UperNet and Mask R-CNN.
+
+It needs no mmseg, mmdet or compiled mmcv op (so a pretraining install can
+run it, e.g. tools/benchmarks/gpu_acceptance.py): ``randsac_mm.downstream``
+registers it into mmseg's and mmdet's registries.
+"""
 import torch
 import torch.nn.functional as F
 from mmcv.cnn import build_norm_layer
-from mmdet.registry import MODELS as MMDET_MODELS
 from mmpretrain.models.utils import resize_pos_embed
-from mmpretrain.registry import MODELS as MMPRETRAIN_MODELS
-from mmseg.registry import MODELS as MMSEG_MODELS
+from mmpretrain.registry import MODELS
 from torch import nn
 
-from ..models.backbones import RandSACViT
-from ..models.utils.attention import DEFAULT_SDPA_BACKENDS, sdpa_backend_list
-from ..models.utils.sdpa_check import check_sdpa_backends
+from ..utils.attention import DEFAULT_SDPA_BACKENDS, sdpa_backend_list
+from ..utils.sdpa_check import check_sdpa_backends
+from .randsac_vit import RandSACViT
 
 __all__ = ['RandSACViTPyramid']
 
@@ -73,9 +76,7 @@ def window_merge(windows, grid, size):
     return x.reshape(-1, h * w, c)
 
 
-@MMSEG_MODELS.register_module()
-@MMDET_MODELS.register_module()
-@MMPRETRAIN_MODELS.register_module()
+@MODELS.register_module()
 class RandSACViTPyramid(RandSACViT):
     """The pretrained encoder, tapped at four blocks and rescaled to strides
     4, 8, 16 and 32 (the paper's BEiT setting for UperNet; for Mask R-CNN,
