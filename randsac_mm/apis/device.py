@@ -116,12 +116,10 @@ def use_device(device, local_rank=None):
         local_rank = int(os.environ.get('LOCAL_RANK', 0))
     if device == 'cpu':
         import torch
-        if torch.cuda.is_initialized():
-            raise RuntimeError("use_device('cpu'): CUDA is already "
-                               'initialised in this process; call it first')
         os.environ['CUDA_VISIBLE_DEVICES'] = ''
         # torch reads the variable once, at its first CUDA query: a query
-        # made before this call would still see the GPUs.
+        # made before this call (CUDA initialised among them) would still
+        # see the GPUs.
         if torch.cuda.is_available():
             raise RuntimeError("use_device('cpu'): torch counted the GPUs "
                                'before this call; call it first')
@@ -131,11 +129,11 @@ def use_device(device, local_rank=None):
         raise NoUsableCuda(report)
 
 
-def use_device_or_exit(device, prog):
+def use_device_or_exit(device, prog, local_rank=None):
     """:func:`use_device` for a command line: a CUDA problem is reported as
     ``<prog>: error: <why>`` on stderr with exit code 2, no traceback."""
     try:
-        use_device(device)
+        use_device(device, local_rank)
     except NoUsableCuda as e:
         sys.stderr.write(f'{prog}: error: {e}\n')
         raise SystemExit(2)
@@ -156,10 +154,8 @@ def main(argv=None):
                         help='the name the error starts with (default: '
                         '%(default)s)')
     args = parser.parse_args(argv)
-    report = cuda_report(local_rank=args.gpus - 1)
-    if report is not None:
-        sys.stderr.write(f'{args.prog}: error: {report}\n')
-        raise SystemExit(2)
+    # The last process's GPU index: all GPUs before it are there too.
+    use_device_or_exit('cuda', args.prog, local_rank=args.gpus - 1)
 
 
 if __name__ == '__main__':

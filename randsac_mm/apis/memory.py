@@ -123,6 +123,13 @@ def to_fake(model):
     return mode
 
 
+def precision(dtype):
+    """The CPU's autocast to ``dtype``, or none for float32 (None): how a
+    step runs under the precision a config gives a GPU."""
+    return torch.autocast('cpu', dtype=dtype or torch.float32,
+                          enabled=dtype is not None)
+
+
 def saved_bytes(module, forward, dtype=None, mode=None):
     """Bytes of the tensors ``forward()`` keeps for backward.
 
@@ -151,8 +158,7 @@ def saved_bytes(module, forward, dtype=None, mode=None):
                 saved[storage] = storage.nbytes()
             return tensor
 
-        with torch.autocast('cpu', dtype=dtype or torch.float32,
-                            enabled=dtype is not None), \
+        with precision(dtype), \
                 torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             out = forward()
         total = sum(saved.values())
@@ -209,8 +215,7 @@ def step_bytes(model, batch_size, token_rank, dtype=None, mode=None):
     with mode or contextlib.nullcontext():
         with PeakMemory() as peak:
             images = torch.zeros(batch_size, 3, *size)
-            with torch.autocast('cpu', dtype=dtype or torch.float32,
-                                enabled=dtype is not None):
+            with precision(dtype):
                 loss = step_loss(model, images, token_rank)
             loss.backward()
             del loss, images

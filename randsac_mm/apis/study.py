@@ -354,20 +354,23 @@ def _float32_matmuls(device):
     would read out differently, in the last digits, after a pretraining in
     this process than when its run is reused.
 
-    Through torch's ``fp32_precision`` settings: reading the older
-    ``allow_tf32`` flags raises once those were set.
+    Through torch's ``fp32_precision`` settings (the ones
+    ``enable_tf32`` sets): reading the older ``allow_tf32`` flags raises
+    once those were set.
     """
     if device != 'cuda':
         yield
         return
-    import torch
-    matmul, conv = torch.backends.cuda.matmul, torch.backends.cudnn.conv
-    before = matmul.fp32_precision, conv.fp32_precision
-    matmul.fp32_precision = conv.fp32_precision = 'ieee'
+    from ..engine.autocast_optim_wrapper import tf32_settings
+    settings = tf32_settings()
+    before = [s.fp32_precision for s in settings]
+    for setting in settings:
+        setting.fp32_precision = 'ieee'
     try:
         yield
     finally:
-        matmul.fp32_precision, conv.fp32_precision = before
+        for setting, value in zip(settings, before):
+            setting.fp32_precision = value
 
 
 def run_one(name, seed, settings, loaders):

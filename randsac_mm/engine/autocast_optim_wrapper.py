@@ -13,17 +13,23 @@ import torch
 from mmengine.optim import OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
-__all__ = ['AutocastOptimWrapper', 'enable_tf32']
+__all__ = ['AutocastOptimWrapper', 'enable_tf32', 'tf32_settings']
 
 VALID_DTYPES = ('bfloat16', 'float16')
 DEVICE_TYPES = ('cpu', 'cuda')
 
 
+def tf32_settings():
+    """torch's ``fp32_precision`` settings that TF32 goes through: CUDA
+    matmuls and cuDNN convolutions (flags of the CUDA backends: no effect
+    on a CPU's arithmetic)."""
+    return (torch.backends.cuda.matmul, torch.backends.cudnn.conv)
+
+
 def enable_tf32():
-    """TF32 tensor cores for float32 CUDA matmuls and cuDNN convolutions
-    (flags of the CUDA backends: no effect on a CPU's arithmetic)."""
-    torch.backends.cuda.matmul.fp32_precision = 'tf32'
-    torch.backends.cudnn.conv.fp32_precision = 'tf32'
+    """TF32 tensor cores for float32 CUDA matmuls and convolutions."""
+    for setting in tf32_settings():
+        setting.fp32_precision = 'tf32'
 
 
 @OPTIM_WRAPPERS.register_module()

@@ -30,7 +30,6 @@ import glob
 import json
 import os
 import os.path as osp
-import platform
 import statistics
 import subprocess
 import sys
@@ -105,14 +104,16 @@ def log(line):
 
 
 def environment(device):
-    """The device and the versions of what runs on it."""
+    """The device and the versions of what runs on it: what every
+    benchmark records (``machine_info``), and the stack, the commit, the
+    GPU's properties, cuDNN and the driver."""
     from importlib import metadata
 
     import torch
 
+    from randsac_mm.apis.benchmark_io import machine_info
     from randsac_mm.apis.device import driver_version
-    env = dict(python=platform.python_version(), torch=torch.__version__,
-               cuda=torch.version.cuda, cpu_count=os.cpu_count())
+    env = dict(machine_info(), cuda=torch.version.cuda)
     for name in ('mmengine', 'mmpretrain', 'mmcv', 'mmcv-lite', 'numpy',
                  'randsac-mm'):
         try:
@@ -124,7 +125,7 @@ def environment(device):
     env['commit'] = commit.stdout.strip() or None
     if device == 'cuda':
         props = torch.cuda.get_device_properties(0)
-        env.update(gpu=props.name, gpu_memory_gib=props.total_memory / 2**30,
+        env.update(gpu_memory_gib=props.total_memory / 2**30,
                    multiprocessors=props.multi_processor_count,
                    cudnn=torch.backends.cudnn.version(),
                    driver=driver_version())
@@ -505,8 +506,8 @@ def main(argv=None):
     if 'backbones' not in args.skip:
         backbone_part(args, results)
     results['minutes'] = (time.time() - start) / 60
-    with open(osp.join(args.out, 'acceptance.json'), 'w') as f:
-        json.dump(results, f, indent=2)
+    from randsac_mm.apis.benchmark_io import write_json
+    write_json(results, osp.join(args.out, 'acceptance.json'))
     text = markdown(results)
     with open(osp.join(args.out, 'acceptance.md'), 'w') as f:
         f.write(text + '\n')
