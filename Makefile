@@ -65,6 +65,7 @@ $(DOWNSTREAM_STAMP): $(STAMP) requirements/downstream.txt requirements/build.txt
 	fi
 	@$(PY) -c 'import mmcv._ext' || { echo 'mmcv 2.1.0 is installed without its compiled ops (mmcv._ext). Reinstall it with MMCV_WITH_OPS=1 and --no-build-isolation.'; exit 1; }
 	$(PIP) install -e '.[tests,downstream]'
+	$(PIP) install --no-deps openmim==0.3.9  # why no deps: requirements/tests.txt
 	@touch $(DOWNSTREAM_STAMP)
 
 lint: install-downstream

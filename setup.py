@@ -7,11 +7,20 @@ installed side by side. The Makefile's ``install`` and
 ``install-downstream`` targets install the right one in the right order.
 The ``downstream`` extra adds mmseg and mmdet.
 """
+import os
 import os.path as osp
+import shutil
 
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
 
 HERE = osp.dirname(osp.abspath(__file__))
+# What mim's layout ships inside the package (randsac_mm/.mim/): the configs
+# with their metafile (mmpretrain's model index), and the tools.
+MIM_ITEMS = ('configs', 'tools')
+# A tool that needs the checkout (the experiments/ package, setup.py) finds
+# it through a REPO_ROOT it defines: the wheel leaves it out.
+CHECKOUT_ONLY_MARK = 'REPO_ROOT = osp.dirname('
 
 
 def read_requirements(name):
@@ -26,6 +35,58 @@ def read_version():
     with open(osp.join(HERE, 'randsac_mm', 'version.py')) as f:
         exec(f.read(), namespace)
     return namespace['__version__']
+
+
+def checkout_only(path):
+    """Whether ``path`` is a tool that needs the checkout (see
+    ``CHECKOUT_ONLY_MARK``)."""
+    if not path.endswith('.py'):
+        return False
+    with open(path) as f:
+        return CHECKOUT_ONLY_MARK in f.read()
+
+
+def ignore_checkout_only(folder, names):
+    """``shutil.copytree``'s ``ignore``: checkout-only tools, caches, and
+    folders left with nothing to ship."""
+    ignored = {'__pycache__'}
+    for name in names:
+        path = osp.join(folder, name)
+        if osp.isfile(path) and checkout_only(path):
+            ignored.add(name)
+        elif osp.isdir(path) and name != '__pycache__':
+            files = [osp.join(root, f) for root, _, fs in os.walk(path)
+                     for f in fs]
+            if files and all(checkout_only(f) for f in files):
+                ignored.add(name)
+    return ignored
+
+
+class BuildWithMim(build_py):
+    """build_py, plus ``randsac_mm/.mim``: copies of ``MIM_ITEMS`` in a
+    wheel; in an editable install, links to the checkout's (as mmpretrain's
+    setup.py does), so the library reads the same path either way."""
+
+    def run(self):
+        super().run()
+        if self.editable_mode:
+            mim = osp.join(HERE, 'randsac_mm', '.mim')
+            os.makedirs(mim, exist_ok=True)
+            for item in MIM_ITEMS:
+                target = osp.join(mim, item)
+                if osp.islink(target) or osp.isfile(target):
+                    os.remove(target)
+                elif osp.isdir(target):
+                    shutil.rmtree(target)
+                os.symlink(osp.join('..', '..', item), target)
+            return
+        mim = osp.join(self.build_lib, 'randsac_mm', '.mim')
+        for item in MIM_ITEMS:
+            target = osp.join(mim, item)
+            if osp.isdir(target):
+                shutil.rmtree(target)
+            shutil.copytree(osp.join(HERE, item), target,
+                            ignore=ignore_checkout_only)
 
 
 setup(
@@ -43,5 +104,6 @@ setup(
         'runtime'),
     extras_require={'tests': read_requirements('tests'),
                     'downstream': read_requirements('downstream')},
+    cmdclass={'build_py': BuildWithMim},
     zip_safe=False,
 )

@@ -18,6 +18,7 @@ from mmengine.runner import Runner
 
 import randsac_mm.registration  # noqa: F401
 from randsac_mm.checkpoint.loading import PretrainedCheckpointError
+from randsac_mm.segments.config import GRID_KEYS
 
 from . import data_factory
 from .conftest import REPO_ROOT
@@ -35,6 +36,17 @@ def generator_step(cfg):
 
 def set_generator(**kwargs):
     return lambda cfg, tmp: generator_step(cfg).update(kwargs)
+
+
+def set_layout(**layout):
+    """Replaces the layout of the generator step, keeping its token grid
+    (the demo's square options would not apply to another scheme)."""
+    def edit(cfg, tmp):
+        step = generator_step(cfg)
+        grid = {key: step[key] for key in ('type', ) + GRID_KEYS}
+        step.clear()
+        step.update(grid, **layout)
+    return edit
 
 
 def set_model(path, value):
@@ -75,8 +87,12 @@ PRETRAIN_ROWS = {
         set_generator(square_size=3), ValueError,
         r'square_size \(M\) must divide .* allowed \[1, 2, 4\], got 3'),
     'K out of range': (
-        set_generator(segment='blob', num_segments=65, hierarchy=()),
-        ValueError, r'num_segments \(K\) must be an int in \[2, 64\]'),
+        set_layout(segment='blob', num_segments=65), ValueError,
+        r'num_segments \(K\) must be an int in \[2, 64\]'),
+    'option of another scheme': (
+        set_generator(num_segments=9), ValueError,
+        r"segment='square' has no option num_segments; its options: "
+        'square_size, hierarchy'),
     'hierarchy that does not coarsen': (
         set_generator(hierarchy=(16, )), ValueError,
         r'hierarchy \(16,\) does not coarsen: level 1 has 16 groups, '

@@ -14,7 +14,7 @@ PAGES = [osp.join(REPO_ROOT, 'README.md')] + sorted(
 # The repository's top-level folders: a token starting with one of them is
 # a path the reader is meant to find.
 ROOTS = ('configs/', 'tools/', 'randsac_mm/', 'tests/', 'docs/',
-         'requirements/', '.ci/')
+         'requirements/', '.ci/', 'experiments/')
 PATH = re.compile(r'(?<![\w./-])((?:%s)[\w./{},*-]*)' % '|'.join(
     re.escape(r) for r in ROOTS))
 LINK = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')
@@ -97,3 +97,74 @@ def test_the_checker_sees_a_missing_path():
                      'tools/train.py']
     assert [p for p in paths if not glob(osp.join(REPO_ROOT, p))] == [
         'configs/nope/missing.py', 'tools/nope.py']
+
+
+# A measured figure: a decimal (1.565, +8.30, -0.01, 49.6), a number with
+# thousands separators (1,610) or a percentage (22%). Versions (2.13.0) and
+# dates are not figures.
+FIGURE = re.compile(r'(?<![\w.])[+-]?\d+(?:,\d{3})+(?![\d.])|'
+                    r'(?<![\w.])[+-]?\d+\.\d+(?![\d.])|(?<![\w.])\d+%')
+
+
+def readme_sections(text):
+    """The README's sections (split at ``## `` headings): (text, the docs
+    its links point to)."""
+    sections = re.split(r'^## ', text, flags=re.M)
+    found = []
+    for section in sections:
+        links = [osp.normpath(osp.join(REPO_ROOT, link))
+                 for link in LINK.findall(section)
+                 if not link.startswith('http') and
+                 link.endswith(('.md', '.json'))]
+        found.append((section, links))
+    return found
+
+
+def figures(text):
+    """The figures of ``text``, signs dropped (a source may write a gap as
+    +0.71 or 0.71)."""
+    return {f.lstrip('+-') for f in FIGURE.findall(text)}
+
+
+def decimals(figure):
+    return len(figure.split('.')[1]) if '.' in figure else 0
+
+
+def value(figure):
+    return float(figure.rstrip('%').replace(',', ''))
+
+
+def sourced(figure, have):
+    """Whether a source holds ``figure``, or a more precise figure that
+    rounds to it (the README's +4.2 of the study's +4.18)."""
+    if figure in have:
+        return True
+    places = decimals(figure)
+    return any(decimals(h) > places and h.endswith('%') == figure.endswith(
+        '%') and round(value(h), places) == value(figure) for h in have)
+
+
+def unsourced_figures(text):
+    """Figures of the README that none of the docs its section links to
+    holds: each figure lives in one doc, and the README repeats it."""
+    missing = []
+    for section, links in readme_sections(text):
+        sources = ''.join(open(p).read() for p in links if osp.isfile(p))
+        have = figures(sources)
+        missing += sorted(f for f in figures(section)
+                          if not sourced(f, have))
+    return missing
+
+
+def test_every_figure_of_the_readme_is_its_source_doc_s():
+    assert unsourced_figures(open(PAGES[0]).read()) == []
+
+
+def test_the_figure_check_sees_a_figure_its_source_lacks(tmp_path):
+    source = tmp_path / 'source.md'
+    source.write_text('trains at 1,610 images/s, 22% MFU, loss 0.911, '
+                      'gap +4.18')
+    text = (f'## Results\nIt trains at 1,610 images/s and 23% MFU '
+            f'([perf]({source})), loss 0.911, margin +8.30, gap +4.2, '
+            'not +4.3, torch 2.13.0.')
+    assert unsourced_figures(text) == ['23%', '4.3', '8.30']

@@ -4,7 +4,8 @@ is no import circle between packages and nothing imports upwards.
 
 Layers, bottom to top (docs/architecture.md):
 
-0. ``segments`` (numpy only), ``version``, ``version_check``
+0. ``segments`` (numpy only), ``version``, ``version_check``, ``mim``
+   (where the installed configs and tools are)
 1. ``checkpoint`` (torch and mmengine only: the encoders refuse bad
    checkpoints through it, the tools convert with it)
 2. ``datasets`` (transforms and data sets)
@@ -13,7 +14,12 @@ Layers, bottom to top (docs/architecture.md):
    another)
 5. ``registration`` (registers all of the above into mmpretrain)
 6. ``downstream`` (mmseg and mmdet)
-7. ``apis`` (what the tools share)
+7. ``apis`` (building models and runners)
+8. ``analysis`` (the memory and FLOPs of a config's step)
+
+Within a package, modules import each other without a circle either, and
+nothing in the package imports the checkout's ``tests`` or ``experiments``
+or finds files through a path above its own folder.
 """
 import ast
 import os.path as osp
@@ -25,7 +31,7 @@ from .conftest import REPO_ROOT
 
 PACKAGE = osp.join(REPO_ROOT, 'randsac_mm')
 LAYERS = {
-    'segments': 0, 'version': 0, 'version_check': 0,
+    'segments': 0, 'version': 0, 'version_check': 0, 'mim': 0,
     'checkpoint': 1,
     'datasets': 2,
     'models': 3,
@@ -33,6 +39,7 @@ LAYERS = {
     'registration': 5,
     'downstream': 6,
     'apis': 7,
+    'analysis': 8,
 }
 
 
@@ -73,6 +80,19 @@ def package_imports(path):
     return name, found
 
 
+def checkout_imports(path):
+    """The top-level names ``path`` imports that are packages of the
+    checkout, not of the installed library."""
+    found = []
+    for node in ast.walk(ast.parse(open(path).read(), path)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append(node.module or '')
+    return sorted({f for f in found
+                   if f.split('.')[0] in ('tests', 'experiments', 'tools')})
+
+
 MODULES = sorted(glob(osp.join(PACKAGE, '**', '*.py'), recursive=True))
 
 
@@ -108,3 +128,79 @@ def test_the_checker_sees_relative_and_late_imports(tmp_path):
     _, imports = package_imports(path)
     assert 'randsac_mm.registration' in imports
     assert 'randsac_mm.version_check' in imports
+
+
+def import_graph():
+    """Every randsac_mm module's imports of other randsac_mm modules (a
+    ``from package import name`` counts as importing the package, and the
+    module ``package.name`` when it is one)."""
+    names = {module_name(p) for p in MODULES}
+    graph = {}
+    for path in MODULES:
+        name, imports = package_imports(path)
+        edges = set()
+        for target in imports:
+            while target not in names and '.' in target:
+                target = target.rsplit('.', 1)[0]
+            if target in names and target != name:
+                edges.add(target)
+        graph[name] = edges
+    return graph
+
+
+def find_cycle(graph):
+    """One import circle of ``graph`` as a list of modules, or None."""
+    state = {}
+
+    def visit(node, stack):
+        state[node] = 'open'
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 'open':
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = visit(nxt, stack)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = 'done'
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node, [])
+            if cycle:
+                return cycle
+    return None
+
+
+def test_no_import_circle_within_or_between_packages():
+    """A package's ``__init__`` that imports its modules, which import
+    each other through the package, is the usual way; only a circle of
+    modules importing each other is refused (e.g. study <-> study_report
+    used to be one)."""
+    graph = import_graph()
+    # A package's __init__ re-exports its modules: an edge from a module to
+    # its own package's __init__ is a re-export lookup, not a circle.
+    for name, edges in graph.items():
+        graph[name] = {t for t in edges if not name.startswith(t + '.')}
+    assert find_cycle(graph) is None, ' -> '.join(find_cycle(graph))
+
+
+def test_the_circle_finder_finds_a_circle():
+    graph = {'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}}
+    assert find_cycle(graph) == ['a', 'b', 'c', 'a']
+    assert find_cycle({'a': {'b'}, 'b': set()}) is None
+
+
+@pytest.mark.parametrize('path', MODULES,
+                         ids=lambda p: osp.relpath(p, PACKAGE))
+def test_the_library_does_not_reach_into_the_checkout(path):
+    """The library is what a wheel installs: it does not import the
+    checkout's tests, experiments or tools, nor find files beside its own
+    folder (configs come from ``randsac_mm/.mim``, see ``randsac_mm.mim``)."""
+    assert checkout_imports(path) == []
+    source = open(path).read()
+    assert 'REPO_ROOT' not in source
+    depth = source.count('osp.dirname(osp.dirname(')
+    assert depth == 0, f'{path} climbs above its folder'

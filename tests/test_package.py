@@ -160,7 +160,8 @@ def test_import_registers_model_modules():
 
     import randsac_mm.registration  # noqa: F401
     for name in ('RandSAC', 'RandSACViT', 'RandSACTwoStreamViT',
-                 'RandSACDecoder', 'RandSACPretrainHead'):
+                 'RandSACDecoder', 'RandSACPretrainHead',
+                 'GlobalTokenMSELoss'):
         assert MODELS.get(name) is not None, name
     assert TRANSFORMS.get('RandSACSegmentGenerator') is not None
 

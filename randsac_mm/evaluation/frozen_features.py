@@ -1,23 +1,10 @@
-"""Features of a frozen encoder, and the readouts run on them."""
+"""The features of a frozen encoder that the readouts read."""
 import torch
 
-from .attentive_probe import attentive_probe_accuracy
-from .knn import knn_accuracy
-from .linear_probe import linear_probe_accuracy
+from .readouts import READOUTS
 
-__all__ = ['ACCURACY_READOUTS', 'READOUTS', 'best_layer', 'evaluate_frozen',
-           'extract_features', 'extract_layer_features',
-           'extract_readout_features', 'read_out']
-
-# What evaluate_frozen can read out of a frozen encoder:
-# - 'linear': the paper's linear probe on the averaged last-layer tokens;
-# - 'knn': weighted cosine k-NN on the same feature;
-# - 'attentive': an attentive probe on the last layer's tokens;
-# - 'layers': the linear probe on each layer's averaged (final-normed)
-#   tokens, and which layer is best.
-# The first three each give one top-1 accuracy, under their own name.
-ACCURACY_READOUTS = ('linear', 'knn', 'attentive')
-READOUTS = ACCURACY_READOUTS + ('layers', )
+__all__ = ['extract_features', 'extract_layer_features',
+           'extract_readout_features']
 
 
 def pooled(features):
@@ -134,76 +121,3 @@ def extract_readout_features(model, train_loader, test_loader,
         features['layers'] = tuple(extract_layer_features(model, loader)
                                    for loader in loaders)
     return features
-
-
-def read_out(features, readouts=('linear', 'knn'), k=20, temperature=0.07,
-             probe_epochs=90, seed=0):
-    """The readouts of :func:`extract_readout_features`' features.
-
-    Args:
-        features (dict): from :func:`extract_readout_features` with these
-            ``readouts``.
-        readouts, k, temperature, probe_epochs, seed: see
-            :func:`evaluate_frozen`.
-
-    Returns:
-        dict: see :func:`evaluate_frozen`.
-    """
-    warmup = min(10, probe_epochs // 9)
-    probe = dict(epochs=probe_epochs, warmup_epochs=warmup, seed=seed)
-    result = {}
-    if 'linear' in readouts or 'knn' in readouts:
-        train, test = features['pooled']
-        result['feature_dim'] = int(train[0].shape[1])
-        if 'linear' in readouts:
-            result['linear'] = linear_probe_accuracy(*train, *test, **probe)
-        if 'knn' in readouts:
-            result['knn'] = knn_accuracy(*train, *test, k=k,
-                                         temperature=temperature)
-    if 'attentive' in readouts:
-        train, test = features['tokens']
-        result['feature_dim'] = int(train[0].shape[-1])
-        result['attentive'] = attentive_probe_accuracy(*train, *test,
-                                                       **probe)
-    if 'layers' in readouts:
-        train, test = features['layers']
-        result['feature_dim'] = int(train[0].shape[-1])
-        result['layer_linear'] = [
-            linear_probe_accuracy(train[0][:, i], train[1], test[0][:, i],
-                                  test[1], **probe)
-            for i in range(train[0].shape[1])]
-        result['best_layer'] = best_layer(result['layer_linear'])
-    return result
-
-
-def best_layer(layer_accuracies):
-    """The 1-based index of the layer whose probe reads out best."""
-    return max(range(len(layer_accuracies)),
-               key=layer_accuracies.__getitem__) + 1
-
-
-def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
-                    probe_epochs=90, seed=0, readouts=('linear', 'knn')):
-    """Readouts of a frozen encoder: :func:`read_out` of its
-    :func:`extract_readout_features`.
-
-    Args:
-        model: see :func:`extract_features`.
-        train_loader: the labelled training images, without augmentation
-            (a test pipeline): the probes' training features and the k-NN's
-            neighbours.
-        test_loader: the labelled test images.
-        k, temperature: see :func:`knn_accuracy`.
-        probe_epochs (int): the linear and attentive probes' epochs.
-        seed (int): the probes' seed (initialisation and batch order).
-        readouts (tuple[str]): any of ``READOUTS``.
-
-    Returns:
-        dict: top-1 accuracies (%) ``linear``, ``knn``, ``attentive``, and
-        for 'layers' ``layer_linear`` (one per encoder layer) and
-        ``best_layer`` (1-based); ``feature_dim``.
-    """
-    features = extract_readout_features(model, train_loader, test_loader,
-                                        readouts)
-    return read_out(features, readouts, k=k, temperature=temperature,
-                    probe_epochs=probe_epochs, seed=seed)

@@ -6,6 +6,8 @@ group of segment ``s``, ``parents[1][g]`` the level-2 group of level-1 group
 squares of squares for square and patch segments, Gaussians over centroids
 for blobs.
 """
+from math import isqrt
+
 import numpy as np
 
 from .partitions import (
@@ -17,9 +19,20 @@ from .partitions import (
     sample_gaussians,
     square_segment_ids,
 )
-from .spec import square_group_side
 
-__all__ = ['square_hierarchy', 'blob_hierarchy', 'token_groups']
+__all__ = ['square_group_side', 'square_hierarchy', 'blob_hierarchy',
+           'token_groups']
+
+
+def square_group_side(rows, cols, count):
+    """Side s (in cells) of the s x s squares that cut a rows x cols grid of
+    cells into ``count`` squares, or None when no such s exists."""
+    if count < 1 or (rows * cols) % count:
+        return None
+    side = isqrt(rows * cols // count)
+    if side * side * count != rows * cols or rows % side or cols % side:
+        return None
+    return side
 
 
 def square_hierarchy(rows, cols, counts):
@@ -27,8 +40,8 @@ def square_hierarchy(rows, cols, counts):
     (numbered row-major).
 
     Args:
-        counts (tuple[int]): group count of each level, validated by
-            :class:`SegmentSpec`.
+        counts (tuple[int]): group count of each level, validated by the
+            scheme (:class:`~.schemes.square_cells.SquareCellScheme`).
 
     Returns:
         list[np.ndarray]: ``parents`` per level, int64.

@@ -3,14 +3,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hierarchy import blob_hierarchy, square_hierarchy, token_groups
-from .partitions import (
-    blob_segment_ids,
-    relabel_by_first_token,
-    shuffle_tokens,
-    square_segment_ids,
-)
-from .serialization import serialize
+from .hierarchy import token_groups
+from .partitions import relabel_by_first_token, shuffle_tokens
+from .registry import SERIALIZATIONS
 from .spec import SegmentSpec
 
 __all__ = ['SegmentLayout', 'make_layout', 'token_rank_from_order']
@@ -65,10 +60,11 @@ def _canonical_hierarchy(segment_ids, parents):
 
 
 def make_layout(spec, rng):
-    """Samples one layout.
+    """Samples one layout: the scheme draws segments and hierarchy, the
+    coherence ablation shuffles tokens, the serialization orders segments.
 
     Args:
-        spec (SegmentSpec): the scheme (validated on construction).
+        spec (SegmentSpec): the layout (validated on construction).
         rng (np.random.Generator): all randomness comes from here.
 
     Returns:
@@ -76,24 +72,15 @@ def make_layout(spec, rng):
     """
     if not isinstance(spec, SegmentSpec):
         raise TypeError(f'spec must be a SegmentSpec, got {type(spec)}')
-    height, width = spec.grid
-    if spec.segment == 'blob':
-        segment_ids = blob_segment_ids(height, width, spec.num_segments, rng,
-                                       exact=spec.exact_counts)
-        parents = blob_hierarchy(segment_ids, height, width, spec.hierarchy,
-                                 rng, exact=spec.exact_counts)
-    else:
-        cell = spec.cell
-        segment_ids = square_segment_ids(height, width, cell)
-        parents = square_hierarchy(height // cell, width // cell,
-                                   spec.hierarchy)
+    segment_ids, parents = spec.scheme.draw(rng)
     if not spec.coherent:
         segment_ids = shuffle_tokens(segment_ids, rng)
         segment_ids, parents = _canonical_hierarchy(segment_ids, parents)
-    order = serialize(segment_ids, parents, spec.serialization, rng)
+    serialize = SERIALIZATIONS.get(spec.serialization)
+    order = serialize(segment_ids, parents, spec.grid, rng)
     return SegmentLayout(
         segment_ids=segment_ids,
         order=order,
         token_rank=token_rank_from_order(segment_ids, order),
         groups=tuple(token_groups(segment_ids, parents)),
-        grid=(height, width))
+        grid=spec.grid)

@@ -1,4 +1,14 @@
-"""Orders in which segments are predicted.
+"""Orders in which segments are predicted, registered by name.
+
+An order is a function ``fn(segment_ids, parents, grid, rng) -> order``:
+
+- ``segment_ids``: int64 [N], labels 0..S-1 numbered by first token (see
+  ``relabel_by_first_token``), N = h * w tokens in raster order;
+- ``parents``: the hierarchy (``[]`` when flat), see :mod:`.hierarchy`;
+- ``grid``: the token grid ``(h, w)``, for orders that follow geometry;
+- ``rng``: np.random.Generator, the layout's randomness;
+- returns int64 [S], the segment ids in prediction order. Each partition's
+  segments must stay consecutive, as the paper's hierarchy requires.
 
 'random' draws an order at every level of the hierarchy: partitions come in
 random order, and within a partition its children come in random order,
@@ -8,38 +18,33 @@ flat layout is the row-major order of the segments.
 """
 import numpy as np
 
-__all__ = ['serialize']
+from .registry import register_serialization
+
+__all__ = ['ancestors', 'random_order', 'raster_order']
 
 
-def serialize(segment_ids, parents, serialization, rng=None):
-    """Serialization order of the segments.
-
-    Args:
-        segment_ids (np.ndarray): int64 [N], labels 0..S-1 numbered by first
-            token (see ``relabel_by_first_token``).
-        parents (list[np.ndarray]): the hierarchy, ``[]`` when flat.
-        serialization (str): 'random' or 'raster'.
-        rng (np.random.Generator): needed for 'random'.
-
-    Returns:
-        np.ndarray: int64 [S], the segment ids in prediction order.
-    """
-    num_segments = int(segment_ids.max()) + 1
-    # ancestors[l][s]: the level-l node above segment s (level 0 = s).
-    ancestors = [np.arange(num_segments)]
+def ancestors(segment_ids, parents):
+    """Per level, the node above each segment: ``[segments, level-1 groups
+    of the segments, ...]``, int64 [S] each (level 0 is arange(S))."""
+    levels = [np.arange(int(segment_ids.max()) + 1)]
     for parent in parents:
-        ancestors.append(parent[ancestors[-1]])
-    if serialization == 'random':
-        # One random key per node and level; sorting segments by their
-        # ancestors' keys, coarsest first, gives a uniformly random order at
-        # every level that keeps each partition's segments together.
-        keys = [rng.random(int(a.max()) + 1)[a] for a in ancestors]
-    elif serialization == 'raster':
-        # Labels at every level are numbered by first token, so the label
-        # itself is the raster key.
-        keys = ancestors
-    else:
-        raise ValueError(f"serialization must be 'random' or 'raster', got "
-                         f'{serialization!r}')
+        levels.append(parent[levels[-1]])
+    return levels
+
+
+@register_serialization('random')
+def random_order(segment_ids, parents, grid, rng):
+    # One random key per node and level; sorting segments by their
+    # ancestors' keys, coarsest first, gives a uniformly random order at
+    # every level that keeps each partition's segments together.
+    keys = [rng.random(int(a.max()) + 1)[a]
+            for a in ancestors(segment_ids, parents)]
     # np.lexsort sorts by its last key first: the coarsest level.
     return np.lexsort(keys).astype(np.int64)
+
+
+@register_serialization('raster')
+def raster_order(segment_ids, parents, grid, rng):
+    # Labels at every level are numbered by first token, so the label
+    # itself is the raster key (coarsest level last, as lexsort wants).
+    return np.lexsort(ancestors(segment_ids, parents)).astype(np.int64)

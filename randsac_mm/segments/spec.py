@@ -1,191 +1,108 @@
-"""What a segment layout is made of, validated once (numpy-free).
+"""A segment layout's arguments for one token grid, validated once.
 
-A :class:`SegmentSpec` holds the arguments of the paper's segment schemes for
-one token grid. Every invalid combination fails here, when a config is built,
-with a message that names the argument and the values it allows.
+A :class:`SegmentSpec` names a registered segment scheme, builds it with
+the scheme's own options, and adds what every layout has: a serialization
+order and the coherence ablation. Every invalid combination fails here,
+when a config is built, with a message that names the argument and the
+values it allows.
 """
 from dataclasses import dataclass
-from math import gcd, isqrt
 
-__all__ = ['SEGMENT_TYPES', 'SERIALIZATIONS', 'SegmentSpec', 'token_grid',
-           'square_group_side']
+from .registry import SEGMENT_SCHEMES, SERIALIZATIONS
+from .schemes import SegmentScheme
 
-SEGMENT_TYPES = ('patch', 'square', 'blob')
-SERIALIZATIONS = ('random', 'raster')
+__all__ = ['SegmentSpec']
 
 
-def _pair(value, name):
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value, value
-    if (isinstance(value, (tuple, list)) and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool)
-                    for v in value)):
-        return tuple(value)
-    raise ValueError(f'{name} must be an int or a pair of ints (h, w), '
-                     f'got {value!r}')
-
-
-def token_grid(input_size, patch_size):
-    """The ``(h, w)`` token grid of an image cut into patches.
-
-    Args:
-        input_size (int | tuple[int, int]): image side(s) in pixels.
-        patch_size (int): patch side P in pixels.
-
-    Raises:
-        ValueError: when a side is not a positive multiple of ``patch_size``.
-    """
-    height, width = _pair(input_size, 'input_size')
-    if not isinstance(patch_size, int) or isinstance(patch_size, bool) \
-            or patch_size < 1:
-        raise ValueError(f'patch_size must be a positive int, got '
-                         f'{patch_size!r}')
-    if height < 1 or width < 1 or height % patch_size or width % patch_size:
-        raise ValueError(
-            f'input_size {height}x{width} must be divisible by patch_size '
-            f'{patch_size}: allowed sides are positive multiples of '
-            f'{patch_size}')
-    return height // patch_size, width // patch_size
-
-
-def square_group_side(rows, cols, count):
-    """Side s (in cells) of the s x s squares that cut a rows x cols grid of
-    cells into ``count`` squares, or None when no such s exists."""
-    if count < 1 or (rows * cols) % count:
-        return None
-    side = isqrt(rows * cols // count)
-    if side * side * count != rows * cols or rows % side or cols % side:
-        return None
-    return side
-
-
-def _square_counts(rows, cols):
-    """The group counts in [2, rows * cols) that cut a rows x cols grid into
-    squares of squares, largest first."""
-    sides = [s for s in range(2, gcd(rows, cols) + 1)
-             if rows % s == 0 and cols % s == 0]
-    return sorted({(rows // s) * (cols // s) for s in sides} - {1},
-                  reverse=True)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False)
 class SegmentSpec:
-    """The arguments of one segment scheme over an ``h x w`` token grid.
+    """The arguments of one segment layout over an ``h x w`` token grid.
+
+    Compares and hashes by value. A scheme's options read through:
+    ``spec.square_size``, ``spec.hierarchy`` (only those of its scheme).
 
     Args:
         grid (tuple[int, int]): token grid ``(h, w)``.
-        segment (str): 'patch' (each token is a segment), 'square' (M x M
-            squares) or 'blob' (K Gaussian blobs, paper appendix).
-        square_size (int): M, for 'square'. Must divide both grid sides.
-        num_segments (int): K, for 'blob': 2 <= K <= h * w.
-        hierarchy (tuple[int, ...]): group counts of coarser levels, each
-            smaller than the one before; ``()`` is flat, ``(4,)`` groups
-            the segments into 4 partitions (the paper's 16 -> 4).
-        serialization (str): 'random' or 'raster'.
+        segment (str): a registered scheme: 'patch' (each token is a
+            segment), 'square' (M x M squares) or 'blob' (K Gaussian
+            blobs, paper appendix); see ``SEGMENT_SCHEMES``.
+        serialization (str): a registered order, 'random' or 'raster'; see
+            ``SERIALIZATIONS``.
         coherent (bool): False reassigns tokens to segments at random,
             keeping segment sizes (the paper's "Shuffle" ablation).
-        exact_counts (bool): for 'blob', redraw until all K components
-            catch a token and every hierarchy level has exactly its count
-            of groups (the paper's draw conditioned on that). The default,
-            False, is the paper's appendix: empty components are dropped,
-            so a layout may have fewer segments and groups
-            (docs/experiments.md, "Blob counts"). Squares and patches always
-            have their nominal counts.
+        **options: the scheme's options (its class documents them), e.g.
+            ``square_size`` and ``hierarchy`` for 'square'.
+
+    Attributes:
+        scheme (SegmentScheme): the built scheme, holding grid and options.
     """
-    grid: tuple
-    segment: str = 'square'
-    square_size: int = 2
-    num_segments: int = 16
-    hierarchy: tuple = ()
-    serialization: str = 'random'
-    coherent: bool = True
-    exact_counts: bool = False
+    segment: str
+    scheme: SegmentScheme
+    serialization: str
+    coherent: bool
 
-    def __post_init__(self):
-        height, width = _pair(self.grid, 'grid')
-        if height < 1 or width < 1 or height * width < 2:
-            raise ValueError(f'grid must have at least 2 tokens, got '
-                             f'{height}x{width}')
-        object.__setattr__(self, 'grid', (height, width))
-        if self.segment not in SEGMENT_TYPES:
-            raise ValueError(f'segment must be one of {SEGMENT_TYPES}, got '
-                             f'{self.segment!r}')
-        if self.serialization not in SERIALIZATIONS:
-            raise ValueError(f'serialization must be one of {SERIALIZATIONS},'
-                             f' got {self.serialization!r}')
-        for flag in ('coherent', 'exact_counts'):
-            if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f'{flag} must be True or False, got '
-                                 f'{getattr(self, flag)!r}')
-        if self.segment == 'square':
-            self._check_square_size()
-        if self.segment == 'blob':
-            self._check_num_segments()
-        self._check_hierarchy()
+    def __init__(self, grid, segment='square', serialization='random',
+                 coherent=True, **options):
+        scheme_class = SEGMENT_SCHEMES.get(segment)
+        names = scheme_class.option_names()
+        unknown = [name for name in options if name not in names]
+        if unknown:
+            raise ValueError(
+                f'segment={segment!r} has no option'
+                f'{"s" if len(unknown) > 1 else ""} {", ".join(unknown)}; '
+                f'its options: {", ".join(names) or "none"}')
+        SERIALIZATIONS.get(serialization)  # raises for an unknown name
+        if not isinstance(coherent, bool):
+            raise ValueError(f'coherent must be True or False, got '
+                             f'{coherent!r}')
+        # Frozen: fields are set once, here.
+        for name, value in (('segment', segment),
+                            ('serialization', serialization),
+                            ('coherent', coherent),
+                            ('scheme', scheme_class(grid, **options))):
+            object.__setattr__(self, name, value)
 
     @property
-    def num_tokens(self):
-        return self.grid[0] * self.grid[1]
+    def grid(self):
+        """tuple[int, int]: the token grid ``(h, w)``."""
+        return self.scheme.grid
 
     @property
-    def cell(self):
-        """Side of the square cells that 'patch' and 'square' cut (1 or M)."""
-        return self.square_size if self.segment == 'square' else 1
+    def options(self):
+        """dict: the scheme's options, defaults included."""
+        return self.scheme.options
 
     @property
     def nominal_segments(self):
-        """Segment count before blob components that catch no token are
-        dropped (squares and patches always have exactly this many)."""
-        if self.segment == 'blob':
-            return self.num_segments
-        return self.num_tokens // (self.cell * self.cell)
+        """int: the scheme's segment count S (blobs may drop some)."""
+        return self.scheme.nominal_segments
 
-    def _check_square_size(self):
-        height, width = self.grid
-        allowed = [m for m in range(1, gcd(height, width) + 1)
-                   if height % m == 0 and width % m == 0
-                   and (height // m) * (width // m) >= 2]
-        if self.square_size not in allowed:
-            raise ValueError(
-                f'square_size (M) must divide both sides of the {height}x'
-                f'{width} token grid and leave at least 2 squares: allowed '
-                f'{allowed}, got {self.square_size!r}')
+    @property
+    def arguments(self):
+        """dict: every argument but the grid, defaults included, in the
+        order configs write them; ``SegmentSpec(spec.grid,
+        **spec.arguments) == spec``."""
+        return dict(segment=self.segment, **self.options,
+                    serialization=self.serialization, coherent=self.coherent)
 
-    def _check_num_segments(self):
-        k = self.num_segments
-        if not isinstance(k, int) or isinstance(k, bool) or \
-                not 2 <= k <= self.num_tokens:
-            raise ValueError(
-                f'num_segments (K) must be an int in [2, {self.num_tokens}] '
-                f'(the token count of the {self.grid[0]}x{self.grid[1]} '
-                f'grid), got {k!r}')
+    def __getattr__(self, name):
+        # Reached only for names that are not attributes: the options of
+        # this spec's scheme. (__dict__ is read directly, as it is empty
+        # while copy and pickle rebuild a spec.)
+        scheme = self.__dict__.get('scheme')
+        if scheme is not None and name in scheme.option_names():
+            return getattr(scheme, name)
+        raise AttributeError(
+            f'{type(self).__name__} has no attribute {name!r}' +
+            (f' (segment={self.segment!r} has options '
+             f'{scheme.option_names()})' if scheme is not None else ''))
 
-    def _check_hierarchy(self):
-        levels = self.hierarchy
-        if not isinstance(levels, (tuple, list)) or not all(
-                isinstance(c, int) and not isinstance(c, bool)
-                for c in levels):
-            raise ValueError(f'hierarchy must be a tuple of ints (coarser '
-                             f'group counts), got {levels!r}')
-        object.__setattr__(self, 'hierarchy', tuple(levels))
-        previous = self.nominal_segments
-        rows, cols = (self.grid[0] // self.cell, self.grid[1] // self.cell)
-        units = 'patches' if self.segment == 'patch' else 'squares'
-        for level, count in enumerate(levels, start=1):
-            if not 2 <= count < previous:
-                raise ValueError(
-                    f'hierarchy {tuple(levels)} does not coarsen: level '
-                    f'{level} has {count} groups, allowed 2..{previous - 1} '
-                    f'(fewer than the {previous} of the level below)')
-            if self.segment != 'blob':
-                side = square_group_side(rows, cols, count)
-                if side is None:
-                    allowed = _square_counts(rows, cols) or 'none'
-                    raise ValueError(
-                        f'hierarchy {tuple(levels)}: level {level} cannot '
-                        f'group the {rows}x{cols} grid of {units} into '
-                        f'{count} squares of squares; allowed counts: '
-                        f'{allowed}')
-                rows, cols = rows // side, cols // side
-                units = f'level-{level} partitions'
-            previous = count
+    def arguments_repr(self):
+        """str: ``arguments`` as call keywords, ``"segment='square',
+        square_size=2, ..."`` (for the reprs of the spec and of the
+        pipeline step)."""
+        return ', '.join(f'{k}={v!r}' for k, v in self.arguments.items())
+
+    def __repr__(self):
+        return (f'{type(self).__name__}(grid={self.grid}, '
+                f'{self.arguments_repr()})')

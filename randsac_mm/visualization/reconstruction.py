@@ -37,9 +37,9 @@ def predict_images(model, images, token_rank):
     if not getattr(preprocessor, '_enable_normalize', False):
         raise ValueError(
             'predict_images: the model has no normalising data '
-            'preprocessor; build it with randsac_mm.apis.config.'
-            'build_model(cfg), which passes the config\'s data_preprocessor '
-            'as the Runner does')
+            'preprocessor; build it with randsac_mm.apis.build_model(cfg), '
+            'which passes the config\'s data_preprocessor as the Runner '
+            'does')
     mean = preprocessor.mean.view(1, -1, 1, 1).cpu()
     std = preprocessor.std.view(1, -1, 1, 1).cpu()
     raw = torch.from_numpy(np.ascontiguousarray(images)).permute(

@@ -5,7 +5,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm.apis.config import build_model
+from randsac_mm.apis import build_model
 from randsac_mm.visualization.reconstruction import predict_images
 
 from ..conftest import REPO_ROOT

@@ -7,8 +7,8 @@ import torch
 from mmengine.config import Config
 
 import randsac_mm.registration  # noqa: F401
-from randsac_mm.apis.config import build_model
-from randsac_mm.apis.export import export_hf, export_timm, load_model
+from randsac_mm.apis import build_model, load_model
+from randsac_mm.checkpoint.export import export_hf, export_timm
 from randsac_mm.evaluation.frozen_features import pooled
 
 from ..conftest import REPO_ROOT, run_tool

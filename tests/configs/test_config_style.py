@@ -1,4 +1,5 @@
-"""The configs' style (docs DESIGN.md, "Configs"): flat, and each fact once.
+"""The configs' style: flat, and each fact once (docs/architecture.md,
+"Configs", points here: these rules are the reference).
 
 - A leaf (any .py under configs/ outside a ``_base_`` directory) states
   only what its paper row changes, at most three ``_base_`` hops above it

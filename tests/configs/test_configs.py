@@ -15,7 +15,7 @@ from mmengine.runner import Runner
 from mmpretrain.registry import MODELS, TRANSFORMS
 
 import randsac_mm.registration  # noqa: F401
-from randsac_mm.apis.paper import load_metafile
+from experiments.paper import load_metafile
 
 from .shrink import (
     ALL_CONFIGS,
@@ -190,7 +190,7 @@ def test_checkpoint_loads_whole_into_its_evaluation_models(
 
 def test_frozen_evaluated_checkpoints_load_whole_into_their_model(
         pretrained_checkpoints):
-    from randsac_mm.apis.config import build_model
+    from randsac_mm.apis import build_model
     for path, (checkpoint, _, _) in pretrained_checkpoints.items():
         if name(path).startswith(FROZEN_EVALUATED):
             cfg = Config.fromfile(path)

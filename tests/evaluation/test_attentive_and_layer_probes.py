@@ -137,7 +137,7 @@ def test_features_extracted_once_serve_every_probe_seed(digits_loaders):
 
 
 def test_mean_over_probe_seeds():
-    from randsac_mm.apis.frozen_eval import mean_over_probe_seeds
+    from randsac_mm.evaluation import mean_over_probe_seeds
     runs = [dict(linear=80.0, knn=70.0, layer_linear=[90.0, 82.0],
                  best_layer=1, feature_dim=32),
             dict(linear=82.0, knn=70.0, layer_linear=[60.0, 80.0],
@@ -156,9 +156,10 @@ def test_mean_over_probe_seeds():
 
 
 def test_an_empty_or_repeating_list_of_probe_seeds_is_refused():
-    from randsac_mm.apis.frozen_eval import evaluate_checkpoint
+    # Refused before any feature is extracted (no model or data needed).
+    from randsac_mm.evaluation import evaluate_frozen
     with pytest.raises(ValueError, match='probe_seeds: give at least one'):
-        evaluate_checkpoint(None, None, (), probe_seeds=[])
+        evaluate_frozen(None, None, None, probe_seeds=[])
     with pytest.raises(ValueError,
                        match=r'probe_seeds must be distinct, got \[2, 2\]'):
-        evaluate_checkpoint(None, None, (), probe_seeds=(2, 2))
+        evaluate_frozen(None, None, None, probe_seeds=(2, 2))

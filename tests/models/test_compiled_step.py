@@ -1,12 +1,16 @@
 """The whole training step compiles: ``torch.compile(model.loss)`` on the
 data samples the pipeline packs (numpy layouts), with the host planning run
 eagerly outside the compiled region; and configs turn it on with
-``RandSAC(compile=...)``."""
+``RandSAC(compile=...)``, for the step mmengine runs
+(``forward(mode='loss')``)."""
+from copy import deepcopy
+
 import numpy as np
 import pytest
 import torch
 from mmcv.transforms import Compose
 from mmpretrain.registry import MODELS
+from torch._dynamo.testing import CompileCounterWithBackend
 
 from .helpers import VARIANTS, build_model, tiny_cfg
 
@@ -71,19 +75,47 @@ def test_the_compiled_loss_is_the_eager_loss(variant, backend):
 
 
 def test_a_config_turns_compile_on():
+    """mmengine's call, forward(mode='loss'), runs the compiled loss: the
+    eager loss. Five batches of five sequence lengths compile three times
+    (then the sizes are dynamic and no new length recompiles); the host
+    planning is never compiled."""
+    torch._dynamo.reset()
+    counter = CompileCounterWithBackend('aot_eager')
+    torch.manual_seed(0)
+    model = MODELS.build(dict(tiny_cfg(), compile=dict(backend=counter)))
+    model.init_weights()
+    reference = build_model('skip').train()
+    model.train()
+    assert model.compiled_loss is not model.loss
+    lengths = set()
+    for seed in range(5):
+        data = pipeline_samples(2, seed)
+        images = torch.randn(2, 3, 32, 32)
+        torch.testing.assert_close(model(images, data, mode='loss')['loss'],
+                                   reference.loss(images, data)['loss'])
+        batch = model.plan_batch(images, data)
+        lengths.add((batch.enc_len, batch.dec_start))
+    assert len(lengths) == 5 and counter.frame_count == 3
+    # Off by default.
+    assert reference.compiled_loss == reference.loss
+
+
+def test_a_copy_of_a_compiled_model_runs_its_own_weights():
+    """An EMA copy (a deep copy) shares the compiled function, not the
+    model it was compiled on."""
     torch._dynamo.reset()
     torch.manual_seed(0)
     model = MODELS.build(dict(tiny_cfg(), compile=dict(backend='aot_eager')))
     model.init_weights()
-    reference = build_model('skip').train()
-    model.train()
     data = pipeline_samples(2, 0)
     images = torch.randn(2, 3, 32, 32)
-    assert model.compiled_segment_loss is not model.segment_loss
-    torch.testing.assert_close(model.loss(images, data)['loss'],
-                               reference.loss(images, data)['loss'])
-    # Off by default.
-    assert reference.compiled_segment_loss == reference.segment_loss
+    model(images, data, mode='loss')
+    copy = deepcopy(model)
+    with torch.no_grad():
+        for p in copy.parameters():
+            p.mul_(0.5)
+    torch.testing.assert_close(copy(images, data, mode='loss')['loss'],
+                               copy.loss(images, data)['loss'])
 
 
 def test_compile_takes_a_bool_or_torch_compile_arguments():

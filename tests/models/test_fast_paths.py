@@ -12,8 +12,9 @@ KINDS = ('flat_square', 'hier_blob', 'shuffled')
 def loss_and_grads(model, images, ranks, **batch_kwargs):
     model.zero_grad()
     batch = SegmentBatch(ranks, **batch_kwargs)
-    pred, target, batch = model.predict_segments(images, ranks, batch)
-    loss = model.head.loss(pred, target, batch.loss_mask)
+    pred = model.predict_segments(images, batch)
+    loss = model.head.loss(pred, images, batch.decoder_order,
+                           batch.loss_mask)
     loss.backward()
     grads = {n: p.grad.clone() for n, p in model.named_parameters()
              if p.grad is not None}
@@ -99,8 +100,7 @@ def test_flex_block_masks_equal_sdpa_forward(variant, kind):
     images, ranks = inputs(kind)
     with torch.no_grad():
         outputs = [
-            model.predict_segments(images, ranks,
-                                   SegmentBatch(ranks, attention=a))[0]
+            model.predict_segments(images, SegmentBatch(ranks, attention=a))
             for a in ('sdpa', 'flex')
         ]
     torch.testing.assert_close(outputs[1], outputs[0], rtol=1e-5, atol=1e-5)

@@ -21,37 +21,31 @@ FUZZ = settings(max_examples=2500, deadline=None)
 
 
 def generate(spec, seed, batch_size):
-    """token_rank [B, N] and segment_ids [B, N] through the transform."""
+    """token_rank [B, N] through the transform."""
     transform = RandSACSegmentGenerator(
         input_size=spec.grid, patch_size=1, segment=spec.segment,
-        square_size=spec.square_size, num_segments=spec.num_segments,
-        hierarchy=spec.hierarchy, serialization=spec.serialization,
-        coherent=spec.coherent)
+        serialization=spec.serialization, coherent=spec.coherent,
+        **spec.options)
     np.random.seed(seed % 2**32)
-    ranks, ids = [], []
+    ranks = []
     for _ in range(batch_size):
         out = transform(dict(img=np.zeros((*spec.grid, 3), np.uint8)))
         ranks.append(out['token_rank'])
-        ids.append(out['segment_ids'])
-        check_layout(out, spec)
-    return torch.as_tensor(np.stack(ranks)), np.stack(ids)
+        check_layout(out['token_rank'], spec)
+    return torch.as_tensor(np.stack(ranks))
 
 
-def check_layout(out, spec):
-    rank, ids = out['token_rank'], out['segment_ids']
+def check_layout(rank, spec):
     n = spec.grid[0] * spec.grid[1]
-    assert rank.shape == ids.shape == (n, ) and rank.dtype == np.int64
-    # Steps are 0..S-1, one per segment, every segment non-empty.
+    assert rank.shape == (n, ) and rank.dtype == np.int64
+    # Steps are 0..S-1, one per segment, every segment non-empty (that a
+    # segment's tokens share a step: tests/segments).
     steps = np.unique(rank)
     assert np.array_equal(steps, np.arange(len(steps)))
-    assert len(np.unique(ids)) == out['num_segments'] == len(steps)
-    for segment in np.unique(ids):
-        assert len(np.unique(rank[ids == segment])) == 1
     if spec.segment == 'blob':
-        assert 2 <= out['num_segments'] <= spec.num_segments
+        assert 2 <= len(steps) <= spec.num_segments
     else:
-        cell = spec.square_size if spec.segment == 'square' else 1
-        assert out['num_segments'] == n // (cell * cell)
+        assert len(steps) == spec.nominal_segments
 
 
 def allowed(mask):
@@ -111,7 +105,7 @@ def check_batch(batch, ranks):
        attention=st.sampled_from(['sdpa', 'explicit']))
 def test_generated_layouts_give_rule_abiding_masks(spec, seed, batch_size,
                                                    trim, attention):
-    ranks, _ = generate(spec, seed, batch_size)
+    ranks = generate(spec, seed, batch_size)
     batch = SegmentBatch(ranks, trim_outer_segments=trim,
                          attention=attention)
     check_batch(batch, ranks)
@@ -122,7 +116,7 @@ def test_the_checker_catches_a_leaking_mask():
     next segment (so the property above is not vacuous)."""
     from randsac_mm.segments import SegmentSpec
     spec = SegmentSpec(grid=(4, 4), segment='square', square_size=2)
-    ranks, _ = generate(spec, 0, 2)
+    ranks = generate(spec, 0, 2)
     batch = SegmentBatch(ranks)
     batch.cross_mask = batch.cross_mask | torch.ones_like(batch.cross_mask)
     try:

@@ -104,11 +104,13 @@ def test_refuses_what_mae_cannot_match(part, change, message):
         matched(cfg)
 
 
-def test_passes_vit_settings_and_ignores_the_attention_kernel():
+def test_passes_vit_settings_and_refuses_an_attention_kernel():
     cfg = tiny_cfg('skip')
+    with pytest.raises(ValueError, match='attention.*MAE has no masked'):
+        matched(dict(cfg, attention='sdpa'))
     cfg['backbone']['drop_path_rate'] = 0.1
     cfg['neck'].update(mlp_ratio=2.0, skip_connection=True)
-    mae = matched(dict(cfg, attention='sdpa'))
+    mae = matched(cfg)
     assert mae.backbone.layers[-1].ffn.dropout_layer.drop_prob == \
         pytest.approx(0.1)
     assert mae.neck.decoder_blocks[0].ffn.layers[0][0].out_features == \

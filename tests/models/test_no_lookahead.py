@@ -12,7 +12,8 @@ PATCH = 4
 def pixel_grad_per_token(model, images, token_rank, sample, position):
     """|d pred[sample, position] / d pixels| summed per (sample, token)."""
     images = images.clone().requires_grad_(True)
-    pred, _, batch = model.predict_segments(images, token_rank)
+    batch = model.plan_batch(images, token_rank)
+    pred = model.predict_segments(images, batch)
     pred[sample, position].sum().backward()
     g = images.grad.abs()  # [B, 3, 32, 32]
     b = g.shape[0]

@@ -75,13 +75,32 @@ def test_norm_pix_target_is_normalised_per_patch():
     assert torch.equal(head.construct_target(patches), patches)
 
 
-def test_loss_is_mse_over_predicted_tokens_only():
+def test_head_loss_regresses_the_pixels_of_the_predicted_tokens():
+    """The head builds the target from the images' pixels at the given
+    positions and hands it, with the mask, to its loss module."""
     head = build_model('skip').head
-    pred = torch.zeros(1, 3, 48)
-    target = torch.stack([torch.full((48, ), v)
-                          for v in (1.0, 2.0, 100.0)])[None]
-    mask = torch.tensor([[True, True, False]])
-    assert head.loss(pred, target, mask).item() == pytest.approx(2.5)
+    assert type(head.loss_module).__name__ == 'GlobalTokenMSELoss'
+    images = torch.randn(2, 3, 32, 32)
+    order = torch.tensor([[5, 0, 63], [7, 7, 1]])
+    mask = torch.tensor([[True, True, False], [True, False, True]])
+    target = head.construct_target(head.patchify(images))
+    expected = target[torch.arange(2)[:, None], order]
+    pred = torch.randn(2, 3, 48)
+    per_token = (pred - expected).pow(2).mean(-1)
+    assert head.loss(pred, images, order, mask).item() == pytest.approx(
+        per_token[mask].mean().item(), rel=1e-6)
+
+
+def test_head_takes_its_loss_from_a_config():
+    head = MODELS.build(dict(
+        type='RandSACPretrainHead', in_channels=8, patch_size=4,
+        norm_pix=False,
+        loss=dict(type='PixelReconstructionLoss', criterion='L1')))
+    images = torch.zeros(1, 3, 8, 8)
+    pred = torch.full((1, 2, 48), 3.0)
+    mask = torch.tensor([[True, False]])
+    loss = head.loss(pred, images, torch.tensor([[0, 3]]), mask)
+    assert loss.item() == pytest.approx(3.0)
 
 
 def test_reconstruct_is_in_raster_order():
@@ -95,10 +114,50 @@ def test_reconstruct_is_in_raster_order():
         model.head.patchify(images)))
     assert (out['pred'][~out['loss_mask']] == 0).all()
     # The raster-order prediction of a token equals the sorted one.
-    pred, _, batch = model.predict_segments(images, ranks)
+    batch = model.plan_batch(images, ranks)
+    pred = model.predict_segments(images, batch)
     b, pos = 1, batch.loss_mask[1].nonzero()[0, 0]
     token = batch.decoder_order[b, pos]
     assert torch.allclose(out['pred'][b, token], pred[b, pos])
+
+
+@pytest.mark.parametrize('variant', VARIANTS)
+@pytest.mark.parametrize('kind', ['hier_blob', 'flat_square'])
+def test_loss_and_reconstruct_share_their_predictions(variant, kind,
+                                                      monkeypatch):
+    """Both run predict_segments: the training loss is the MSE of the
+    reconstruction's predictions and targets over its predicted tokens."""
+    model = build_model(variant)
+    images, data_samples = fixed_batch(kind, size=3)
+    calls = []
+    predict = model.predict_segments
+
+    def spy(images, batch):
+        calls.append(batch)
+        return predict(images, batch)
+
+    monkeypatch.setattr(model, 'predict_segments', spy)
+    loss = model.loss(images, data_samples)['loss']
+    out = model.reconstruct(images, data_samples)
+    assert len(calls) == 2
+    per_token = (out['pred'] - out['target']).pow(2).mean(-1)
+    torch.testing.assert_close(loss, per_token[out['loss_mask']].mean())
+
+
+def test_loss_takes_no_unknown_argument():
+    """Nothing is passed to loss only to be ignored: an untrimmed step
+    plans its batch with plan_batch(..., trim_outer_segments=False)."""
+    model = build_model('skip')
+    images, data_samples = fixed_batch(size=2)
+    with pytest.raises(TypeError, match='trim_outer_segments'):
+        model.loss(images, data_samples, trim_outer_segments=False)
+    batch = model.plan_batch(images, data_samples, trim_outer_segments=False)
+    assert (batch.enc_len, batch.dec_start) == (64, 0)
+    pred = model.predict_segments(images, batch)
+    untrimmed = model.head.loss(pred, images, batch.decoder_order,
+                                batch.loss_mask)
+    torch.testing.assert_close(untrimmed,
+                               model.loss(images, data_samples)['loss'])
 
 
 def test_extract_feat_is_mean_of_final_normed_tokens():

@@ -5,7 +5,7 @@ import torch
 from mmpretrain.registry import MODELS
 
 import randsac_mm.registration  # noqa: F401  (registers RandSAC)
-from randsac_mm.apis import throughput as benchmark
+from experiments import throughput as benchmark
 
 from . import reference_randsac as reference
 

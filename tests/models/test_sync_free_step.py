@@ -2,12 +2,12 @@
 and compiles as one graph; the skip mixing keeps one low-precision stack."""
 import pytest
 import torch
+from torch._dynamo.testing import CompileCounterWithBackend
 from torch._subclasses.fake_tensor import (
     DataDependentOutputException,
     FakeTensorMode,
 )
 
-from randsac_mm.models.utils import SegmentBatch
 from randsac_mm.models.utils.attention import sdpa_backend_list
 
 from .helpers import LAYOUT_KINDS, VARIANTS, build_model, layouts, samples
@@ -46,28 +46,62 @@ def test_the_fake_device_catches_a_sync():
             int(ranks.sum())
 
 
-@pytest.mark.parametrize('variant', VARIANTS)
-def test_the_step_compiles_as_one_graph(variant):
-    """torch.compile(fullgraph=True) raises on any graph break (a host
-    sync among them); the compiled step gives the eager loss and grads."""
-    torch._dynamo.reset()
-    model = build_model(variant).train()
-    ranks = layouts([LAYOUT_KINDS['hier_blob']] * 3)
-    images = torch.randn(3, 3, 32, 32)
-    batch = SegmentBatch(ranks, attention='sdpa')
-    eager = model.segment_loss(images, batch)
-    eager.backward()
+def compiled_step(model, images, data):
+    """``torch.compile(model.loss)``'s loss, gradients and number of
+    graphs."""
+    counter = CompileCounterWithBackend('aot_eager')
+    model.zero_grad()
+    loss = torch.compile(model.loss, backend=counter)(images, data)['loss']
+    loss.backward()
     grads = {n: p.grad.clone() for n, p in model.named_parameters()
              if p.grad is not None}
-    model.zero_grad()
-    step = torch.compile(model.segment_loss, fullgraph=True,
-                         backend='aot_eager')
-    compiled = step(images, batch)
-    compiled.backward()
-    torch.testing.assert_close(compiled, eager)
+    return loss, grads, counter.frame_count
+
+
+@pytest.mark.parametrize('variant', VARIANTS)
+def test_the_step_compiles_as_one_graph(variant):
+    """The compiled loss breaks once, at the host planning (plan_batch,
+    never traced); what follows, backbone, neck, head and loss, is one
+    graph: any host sync there would break it again. The compiled step
+    gives the eager loss and grads; the predictions compile with
+    fullgraph=True, which raises on any graph break."""
+    torch._dynamo.reset()
+    model = build_model(variant).train()
+    model.attention = 'sdpa'
+    data = samples(layouts([LAYOUT_KINDS['hier_blob']] * 3))
+    images = torch.randn(3, 3, 32, 32)
+    eager = model.loss(images, data)['loss']
+    eager.backward()
+    eager_grads = {n: p.grad.clone() for n, p in model.named_parameters()
+                   if p.grad is not None}
+    loss, grads, graphs = compiled_step(model, images, data)
+    assert graphs == 1
+    torch.testing.assert_close(loss, eager)
+    assert grads.keys() == eager_grads.keys()
     for name, grad in grads.items():
-        torch.testing.assert_close(dict(model.named_parameters())[name].grad,
-                                   grad, msg=name)
+        torch.testing.assert_close(grad, eager_grads[name], msg=name)
+    batch = model.plan_batch(images, data)
+    predict = torch.compile(model.predict_segments, fullgraph=True,
+                            backend='aot_eager')
+    with torch.no_grad():
+        torch.testing.assert_close(predict(images, batch),
+                                   model.predict_segments(images, batch))
+
+
+def test_the_graph_count_catches_a_sync(monkeypatch):
+    """The test above is not vacuous: a host sync in the head's loss breaks
+    the step into more graphs."""
+    torch._dynamo.reset()
+    model = build_model('skip').train()
+    loss = model.head.loss
+
+    def syncing_loss(*args):
+        value = loss(*args)
+        return value * float(value > 0)  # reads the device value
+
+    monkeypatch.setattr(model.head, 'loss', syncing_loss)
+    data = samples(layouts([LAYOUT_KINDS['hier_blob']] * 3))
+    assert compiled_step(model, torch.randn(3, 3, 32, 32), data)[2] > 1
 
 
 def test_skip_mixing_keeps_one_low_precision_stack_for_backward():

@@ -2,7 +2,7 @@
 from hypothesis import strategies as st
 
 from randsac_mm.segments import SegmentSpec
-from randsac_mm.segments.spec import square_group_side
+from randsac_mm.segments.hierarchy import square_group_side
 
 grids = st.tuples(st.integers(2, 16), st.integers(2, 16))
 

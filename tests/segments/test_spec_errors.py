@@ -41,7 +41,21 @@ from randsac_mm.segments import SegmentSpec, token_grid
     (dict(grid=(8, 8), serialization='spiral'),
      "serialization must be one of ('random', 'raster'), got 'spiral'"),
     (dict(grid=(8, 8), coherent='no'), "coherent must be True or False"),
-    (dict(grid=(8, 8), exact_counts=1), "exact_counts must be True or False"),
+    (dict(grid=(8, 8), segment='blob', exact_counts=1),
+     "exact_counts must be True or False"),
+    # Options of another scheme: refused, naming the scheme's own.
+    (dict(grid=(8, 8), segment='square', num_segments=9),
+     "segment='square' has no option num_segments; its options: "
+     'square_size, hierarchy'),
+    (dict(grid=(8, 8), num_segments=9),  # 'square' is the default
+     "segment='square' has no option num_segments"),
+    (dict(grid=(8, 8), segment='blob', square_size=3),
+     "segment='blob' has no option square_size; its options: "
+     'num_segments, hierarchy, exact_counts'),
+    (dict(grid=(8, 8), segment='patch', square_size=2),
+     "segment='patch' has no option square_size; its options: hierarchy"),
+    (dict(grid=(8, 8), segment='patch', exact_counts=True, square_size=2),
+     "segment='patch' has no options exact_counts, square_size"),
     (dict(grid=(1, 1)), 'grid must have at least 2 tokens'),
 ])
 def test_invalid_spec(kwargs, message):
@@ -74,3 +88,20 @@ def test_token_grid_errors(input_size, patch_size, message):
 def test_token_grid():
     assert token_grid(224, 16) == (14, 14)
     assert token_grid((192, 160), 16) == (12, 10)
+
+
+def test_a_spec_is_a_value_that_rebuilds_from_its_arguments():
+    import copy
+    import pickle
+    spec = SegmentSpec((8, 8), 'square', square_size=2, hierarchy=[4])
+    assert spec.hierarchy == (4, ) and spec.square_size == 2
+    assert spec.options == dict(square_size=2, hierarchy=(4, ))
+    assert SegmentSpec(spec.grid, **spec.arguments) == spec
+    assert len({spec, SegmentSpec((8, 8), hierarchy=(4, ))}) == 1
+    assert pickle.loads(pickle.dumps(spec)) == copy.deepcopy(spec) == spec
+    assert repr(spec) == ("SegmentSpec(grid=(8, 8), segment='square', "
+                          'square_size=2, hierarchy=(4,), '
+                          "serialization='random', coherent=True)")
+    with pytest.raises(AttributeError, match="has options "
+                       r"\('square_size', 'hierarchy'\)"):
+        spec.num_segments

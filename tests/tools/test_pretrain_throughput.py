@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from randsac_mm.apis import throughput as benchmark
+from experiments import throughput as benchmark
 
 from ..conftest import REPO_ROOT
 

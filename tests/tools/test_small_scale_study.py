@@ -1,6 +1,6 @@
 """The small-scale study: its quick run and a tiny learning curve end to
 end (tools/benchmarks/small_scale_study.py), and its bookkeeping
-(randsac_mm.apis.study)."""
+(experiments.study)."""
 import glob
 import json
 import os.path as osp
@@ -14,8 +14,8 @@ import torch
 from mmengine.config import Config
 from PIL import Image
 
-from randsac_mm.apis import study
-from randsac_mm.apis.paper import find_model, paper_figure
+from experiments import study
+from experiments.paper import find_model, paper_figure
 
 from ..conftest import REPO_ROOT, run_tool
 from ..data_factory import write_mnist
@@ -430,3 +430,57 @@ def test_the_tool_refuses_bad_arguments():
     with pytest.raises(pytest.fail.Exception,
                        match="end at the run's length 4, got \\[2\\]"):
         run_tool([TOOL, '--epochs', '4', '--eval-epochs', '2'], timeout=120)
+
+
+@pytest.mark.parametrize('json_path, md_path', [
+    ('docs/benchmarks/small_scale_study.json',
+     'docs/benchmarks/small_scale_study.md'),
+    ('docs/benchmarks/small_scale_curve/study.json',
+     'docs/benchmarks/small_scale_curve/study.md'),
+])
+def test_committed_study_results_have_the_schema_run_study_writes(
+        json_path, md_path):
+    """The committed studies (the 5-epoch ablation table and the training
+    length study) hold what run_study writes now: its keys, records of one
+    read-out epoch each, and the summary, orderings and pretraining minutes
+    those records give; their reports are study_report.markdown's."""
+    from dataclasses import fields
+
+    from experiments.study_report import markdown
+    with open(osp.join(REPO_ROOT, json_path)) as f:
+        result = json.load(f)
+    assert set(result) == {'settings', 'records', 'summary', 'orderings',
+                           'pretrain_minutes'}
+    settings = result['settings']
+    # device and probe_images came later; a record without them ran at
+    # their defaults (see study._added_settings).
+    names = {f.name for f in fields(study.StudySettings)}
+    assert names - {'device', 'probe_images'} <= set(settings) <= names
+    readouts, epochs = settings['readouts'], settings['eval_epochs']
+    for record in result['records']:
+        assert set(record) == {'variant', 'seed', 'epoch', 'loss',
+                               'pretrain_minutes', *readouts}
+        untrained = study.VARIANTS[record['variant']][0] is None
+        assert record['epoch'] in ([0] if untrained else epochs)
+        assert (record['loss'] is None) == untrained
+    # As run_study: the untrained encoder is the baseline at every epoch.
+    summaries = {epoch: study.summarize(
+        [r for r in result['records'] if r['epoch'] in (0, epoch)],
+        settings['variants'], readouts) for epoch in epochs}
+    assert result['summary'] == {str(e): s for e, s in summaries.items()}
+    assert result['orderings'] == study.ordering_gaps(summaries, readouts)
+    assert result['pretrain_minutes'] == sum(
+        r['pretrain_minutes'] for r in result['records']
+        if r['epoch'] == epochs[-1])
+    with open(osp.join(REPO_ROOT, md_path)) as f:
+        assert markdown(result) == f.read()
+    if json_path.endswith('small_scale_study.json'):
+        # docs/small_scale_study.md shows the ablation table's tables.
+        with open(osp.join(REPO_ROOT, 'docs', 'small_scale_study.md')) as f:
+            page = f.read()
+        section = page.split('## The ablation table (5 epochs)')[1].split(
+            '\n## ')[0]
+        assert [line for line in section.splitlines()
+                if line.startswith('|')] == [
+            line for line in markdown(result).splitlines()
+            if line.startswith('|')]

@@ -9,7 +9,7 @@ import torch
 from mmengine.config import Config
 from PIL import Image
 
-from randsac_mm.apis.config import build_model
+from randsac_mm.apis import build_model
 from randsac_mm.datasets import MNIST5k, RandSACSegmentGenerator
 from randsac_mm.visualization.reconstruction import predict_images
 

@@ -19,9 +19,15 @@ import argparse
 import json
 import os
 import os.path as osp
+import sys
 from glob import glob
 
 from randsac_mm.apis.cli import positive_int
+
+REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
 
 ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 
@@ -42,7 +48,7 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     import randsac_mm.datasets  # noqa: F401  (registers the transform)
-    from randsac_mm.apis.blob_counts import (
+    from experiments.blob_counts import (
         blob_generators,
         count_statistics,
         summary_line,

@@ -61,7 +61,7 @@ def parse_args(argv=None):
     parser.add_argument('--out', help='JSON to write')
     args = parser.parse_args(argv)
     if args.probe_seeds is not None:
-        from randsac_mm.apis.frozen_eval import check_probe_seeds
+        from randsac_mm.evaluation.probe_seeds import check_probe_seeds
         try:
             check_probe_seeds(args.probe_seeds, name='--probe-seeds')
         except ValueError as e:
@@ -79,27 +79,27 @@ def main(argv=None):
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401  (registers)
-    from randsac_mm.apis.frozen_eval import (
-        evaluate_checkpoint,
+    from randsac_mm.apis import build_model
+    from randsac_mm.evaluation import (
+        ACCURACY_READOUTS,
+        evaluate_frozen,
         labelled_loaders,
+        readout_title,
     )
     cfg = Config.fromfile(args.config)
     loaders = labelled_loaders(args.data, args.train_images,
                                args.test_images, seed=args.seed)
-    result = evaluate_checkpoint(cfg, args.checkpoint, loaders, args.seed,
-                                 readouts=tuple(args.probe),
-                                 probe_seeds=args.probe_seeds,
-                                 k=args.k, temperature=args.temperature,
-                                 probe_epochs=args.probe_epochs)
+    # The no-pretraining baseline is the model as initialised with --seed.
+    model = build_model(cfg, args.checkpoint, seed=args.seed)
+    result = evaluate_frozen(model, *loaders, seed=args.seed,
+                             readouts=tuple(args.probe),
+                             probe_seeds=args.probe_seeds,
+                             k=args.k, temperature=args.temperature,
+                             probe_epochs=args.probe_epochs)
     result.update(config=args.config, checkpoint=args.checkpoint,
                   data=args.data, k=args.k, temperature=args.temperature,
                   probe_epochs=args.probe_epochs)
-    out = args.out or (args.checkpoint + '.frozen_eval.json'
-                       if args.checkpoint else 'frozen_eval.json')
-    with open(out, 'w') as f:
-        json.dump(result, f, indent=2)
-    names = dict(linear='linear probe', knn=f'k-NN (k={args.k})',
-                 attentive='attentive probe')
+    names = {r: readout_title(r, args.k) for r in ACCURACY_READOUTS}
     for seed, one in zip(args.probe_seeds or [],
                          result.get('per_probe_seed', [])):
         print(f'probe seed {seed}: ' + '  '.join(
@@ -115,6 +115,10 @@ def main(argv=None):
             f'{i}: {a:.2f}%' for i, a in enumerate(result['layer_linear'],
                                                   start=1)) +
               f"; best: layer {result['best_layer']}")
+    out = args.out or (args.checkpoint + '.frozen_eval.json'
+                       if args.checkpoint else 'frozen_eval.json')
+    with open(out, 'w') as f:
+        json.dump(result, f, indent=2)
     print(f'wrote {out}')
 
 

@@ -1,6 +1,6 @@
 """Parameters and FLOPs of a RandSAC config's pretraining forward pass:
 multiply-accumulates of one image, one sampled layout (see
-``randsac_mm.apis.flops`` for what is counted).
+``randsac_mm.analysis.flops`` for what is counted).
 
     python tools/analysis/get_flops.py CONFIG [--compare-architectures]
         [--full-length]
@@ -12,18 +12,23 @@ import argparse
 import json
 import os
 import os.path as osp
+import sys
 
 from mmengine.config import Config, DictAction
 from mmengine.registry import init_default_scope
 
 import randsac_mm.registration  # noqa: F401
-from randsac_mm.apis.flops import (
+from randsac_mm.analysis.flops import (
     ARCHITECTURES,
     architecture_variant,
     count,
-    paper_architecture_flops,
     sample_token_rank,
 )
+
+REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
 
 
 def human(macs):
@@ -31,6 +36,7 @@ def human(macs):
 
 
 def main(argv=None):
+    from experiments.paper import paper_architecture_flops
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('config', help='a RandSAC pretraining config')
     parser.add_argument('--compare-architectures', action='store_true',

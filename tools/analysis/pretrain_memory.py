@@ -18,7 +18,7 @@ activations for one image, windowed and global.
         configs/detection/mask-rcnn_randsac-vit-b_fpn_coco.py
 
 The estimate is checked against the measured peak of a whole step on the
-CPU (tests/apis/test_memory.py).
+CPU (tests/analysis/test_memory.py).
 """
 import argparse
 import json
@@ -55,7 +55,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    from randsac_mm.apis import memory_report
+    from randsac_mm.analysis.memory import memory_report
     rows = [memory_report(path, gpus=args.gpus, gpu_mem_gib=args.gpu_mem,
                           batch_size=args.batch, cfg_options=args.cfg_options)
             for path in args.configs]

@@ -3,7 +3,7 @@ config, and how many workers a GPU needs.
 
 The config's training pipeline runs, step by step, in one process with one
 thread (what a worker does), over JPEG photographs of ImageNet's typical
-sizes written to a temporary folder (``randsac_mm.apis.data_pipeline``).
+sizes written to a temporary folder (``experiments.data_pipeline``).
 A GPU's appetite comes from the config's FLOPs: ``--mfu`` of
 ``--peak-tflops`` over 3 x 2 x the forward multiply-accumulates of an image
 (tools/analysis/get_flops.py), or ``--gpu-images-per-s`` directly.
@@ -14,7 +14,14 @@ A GPU's appetite comes from the config's FLOPs: ``--mfu`` of
 import argparse
 import math
 import os.path as osp
+import sys
 import tempfile
+
+REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
+
 
 # bf16 dense peak of an H100 SXM, TFLOP/s (NVIDIA's datasheet).
 H100_BF16_TFLOPS = 989.0
@@ -51,9 +58,9 @@ def main(argv=None):
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401  (registers)
-    from randsac_mm.apis.benchmark_io import machine_info, write_json
-    from randsac_mm.apis.data_pipeline import pipeline_throughput, write_jpegs
-    from randsac_mm.apis.flops import forward_macs
+    from experiments.benchmark_io import machine_info, write_json
+    from experiments.data_pipeline import pipeline_throughput, write_jpegs
+    from randsac_mm.analysis.flops import forward_macs
     cfg = Config.fromfile(args.config)
     pipeline = cfg.train_dataloader.dataset.pipeline
     if not pipeline or pipeline[0]['type'] not in ('PerSampleSeed',

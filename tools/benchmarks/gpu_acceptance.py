@@ -36,6 +36,11 @@ import sys
 import time
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
+
+
 MAIN = osp.join(REPO_ROOT, 'configs', 'randsac_vit-b_in1k.py')
 BACKBONES = {  # name: (config, image side)
     'upernet': ('configs/segmentation/'
@@ -111,7 +116,7 @@ def environment(device):
 
     import torch
 
-    from randsac_mm.apis.benchmark_io import machine_info
+    from experiments.benchmark_io import machine_info
     from randsac_mm.apis.device import driver_version
     env = dict(machine_info(), cuda=torch.version.cuda)
     for name in ('mmengine', 'mmpretrain', 'mmcv', 'mmcv-lite', 'numpy',
@@ -160,14 +165,14 @@ def attention_rows(device, smoke):
 
 def write_imagenet(root, count):
     """``count`` JPEG photographs of ImageNet's typical sizes
-    (``randsac_mm.apis.data_pipeline.write_jpegs``) in ImageNet's
+    (``experiments.data_pipeline.write_jpegs``) in ImageNet's
     annotation-file layout: ``root/train/<wnid>/*.JPEG`` and
     ``root/meta/train.txt``.
 
     Returns:
         list[str]: the image paths.
     """
-    from randsac_mm.apis.data_pipeline import write_jpegs
+    from experiments.data_pipeline import write_jpegs
     wnid = 'n00000000'
     os.makedirs(osp.join(root, 'train', wnid), exist_ok=True)
     os.makedirs(osp.join(root, 'meta'), exist_ok=True)
@@ -185,7 +190,7 @@ def data_part(args, results, cfg, paths):
     import torch
     from torchvision.io import decode_jpeg, read_file
 
-    from randsac_mm.apis.data_pipeline import pipeline_throughput
+    from experiments.data_pipeline import pipeline_throughput
     sample = paths[:40 if args.smoke else 200]
     worker = pipeline_throughput(cfg.train_dataloader.dataset.pipeline,
                                  sample, rounds=2)
@@ -291,8 +296,8 @@ def train_batch(args, cfg):
 
 def train_part(args, results, peak, config, cfg, root, paths):
     """Part 3: the main config, eager and compiled, from tools/train.py."""
-    from randsac_mm.apis.flops import forward_macs
-    from randsac_mm.apis.memory import estimate_memory
+    from randsac_mm.analysis.flops import forward_macs
+    from randsac_mm.analysis.memory import estimate_memory
     batch_size = train_batch(args, cfg)
     workers = 0 if args.smoke else min(cfg.train_dataloader.num_workers,
                                        (os.cpu_count() or 2) - 1)
@@ -338,7 +343,7 @@ def backbone_part(args, results):
     import torch
     from mmengine.config import Config
 
-    from randsac_mm.apis.memory import step_precision
+    from randsac_mm.analysis.memory import step_precision
     from randsac_mm.models.backbones import RandSACViTPyramid
     results['backbones'] = {}
     for name, (path, side) in BACKBONES.items():
@@ -506,7 +511,7 @@ def main(argv=None):
     if 'backbones' not in args.skip:
         backbone_part(args, results)
     results['minutes'] = (time.time() - start) / 60
-    from randsac_mm.apis.benchmark_io import write_json
+    from experiments.benchmark_io import write_json
     write_json(results, osp.join(args.out, 'acceptance.json'))
     text = markdown(results)
     with open(osp.join(args.out, 'acceptance.md'), 'w') as f:

@@ -1,6 +1,6 @@
 """Pretraining throughput of RandSAC against a reference and MAE: one
 training iteration timed per setting, precision and variant
-(``randsac_mm.apis.throughput`` says what each variant is and how time,
+(``experiments.throughput`` says what each variant is and how time,
 memory and FLOP/s are measured).
 
     python tools/benchmarks/pretrain_throughput.py \
@@ -9,10 +9,17 @@ memory and FLOP/s are measured).
         [--out work_dirs/benchmarks/pretrain_throughput.json]
 """
 import argparse
+import os.path as osp
+import sys
+
+REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
 
 
 def main(argv=None):
-    from randsac_mm.apis.throughput import (
+    from experiments.throughput import (
         DEFAULT_VARIANTS,
         SETTINGS,
         VARIANTS,

@@ -8,8 +8,15 @@ token ranks) as the data pipeline runs it.
         [--out work_dirs/benchmarks/segment_layout_speed.json]
 """
 import argparse
+import os.path as osp
+import sys
 
 import numpy as np
+
+REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
 
 
 def main(argv=None):
@@ -22,8 +29,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.repeats < 1:
         raise ValueError(f'--repeats must be >= 1, got {args.repeats}')
-    from randsac_mm.apis.benchmark_io import machine_info, write_json
-    from randsac_mm.apis.layout_speed import SETTINGS, time_transform
+    from experiments.benchmark_io import machine_info, write_json
+    from experiments.layout_speed import SETTINGS, time_transform
     from randsac_mm.datasets import RandSACSegmentGenerator
     np.random.seed(0)
     rows = []

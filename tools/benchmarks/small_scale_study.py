@@ -1,5 +1,5 @@
 """The paper's ablations at CPU scale, on real images: a small-scale study
-(``randsac_mm.apis.study`` says what it runs and writes).
+(``experiments.study`` says what it runs and writes).
 
     python tools/benchmarks/small_scale_study.py            # 12 variants,
         # 3 seeds, 5 epochs: about 1.6 h on 2 cores
@@ -19,10 +19,15 @@ far without training, and reads no data. The study runs on the CPU unless
 """
 import argparse
 import os.path as osp
+import sys
 
 from randsac_mm.apis.cli import positive_int
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# This tool's code is in the checkout's experiments/ package, not in the
+# installed randsac_mm (docs/architecture.md): run it from a checkout.
+sys.path.insert(0, REPO_ROOT)
+
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
                      'fashion-mnist.py')
@@ -53,8 +58,8 @@ def parse_args(argv=None):
     Defaults left None here are StudySettings' own (seeds 0 1 2, 90 probe
     epochs, ...), except ``device``, resolved to 'cpu' here.
     """
+    from experiments.study import QUICK, READOUT_NAMES, VARIANTS
     from randsac_mm.apis.device import DEVICES
-    from randsac_mm.apis.study import QUICK, READOUT_NAMES, VARIANTS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--variants', nargs='+', choices=list(VARIANTS))
     parser.add_argument('--seeds', nargs='+', type=int,
@@ -125,8 +130,8 @@ def main(argv=None):
     except NoUsableCuda as e:
         parser.exit(2, f'{parser.prog}: error: argument --device: {e}\n')
     import randsac_mm.registration  # noqa: F401  (registers)
-    from randsac_mm.apis.study import StudySettings, run_study
-    from randsac_mm.apis.study_report import markdown
+    from experiments.study import StudySettings, run_study
+    from experiments.study_report import markdown
     try:
         settings = StudySettings(
             configs=CONFIGS, eval_data=EVAL_DATA,

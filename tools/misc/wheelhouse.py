@@ -38,7 +38,7 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 
 from randsac_mm.version_check import REQUIRED_VERSIONS
 
-ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # The pins of the pretraining path, as the version check reads them.
 # mmcv-lite is mmcv without compiled ops: the pretraining path needs none.
 PINS = tuple(f'{dist}=={REQUIRED_VERSIONS[key][0]}' for dist, key in (
@@ -250,7 +250,7 @@ def build_own_wheel(tmp):
     source = osp.join(tmp, 'source')
     os.makedirs(source)
     for name in SOURCES:
-        path = osp.join(ROOT, name)
+        path = osp.join(REPO_ROOT, name)
         if osp.isdir(path):
             shutil.copytree(path, osp.join(source, name),
                             ignore=shutil.ignore_patterns('__pycache__'))
@@ -274,7 +274,7 @@ def parse_args(argv=None):
     parser.add_argument('--python', nargs='+', type=python_version,
                         default=['3.11', '3.12'],
                         help='target Python versions (default 3.11 3.12)')
-    parser.add_argument('--out', default=osp.join(ROOT, 'wheelhouse'),
+    parser.add_argument('--out', default=osp.join(REPO_ROOT, 'wheelhouse'),
                         help='a py<version> folder per Python goes here '
                         '(default: wheelhouse/ of the repository)')
     args = parser.parse_args(argv)

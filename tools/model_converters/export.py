@@ -1,6 +1,6 @@
 """Exports a RandSAC (or MAE, or fine-tuned) checkpoint's encoder to timm
 and to Hugging Face transformers, as files on disk
-(``randsac_mm.apis.export`` says what each holds).
+(``randsac_mm.checkpoint.export`` says what each holds).
 
     python tools/model_converters/export.py CHECKPOINT --to timm hf \
         --out-dir work_dirs/export [--config CONFIG]
@@ -42,7 +42,8 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     import randsac_mm.registration  # noqa: F401  (registers)
-    from randsac_mm.apis.export import export_hf, export_timm, load_model
+    from randsac_mm.apis import load_model
+    from randsac_mm.checkpoint.export import export_hf, export_timm
     model, cfg = load_model(args.checkpoint, args.config)
     for target in args.to:
         folder = osp.join(args.out_dir, target)

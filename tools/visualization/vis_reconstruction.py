@@ -53,7 +53,7 @@ def main(argv=None):
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401  (registers)
-    from randsac_mm.apis.config import build_model
+    from randsac_mm.apis import build_model
     from randsac_mm.datasets import RandSACSegmentGenerator
     from randsac_mm.visualization.reconstruction import (
         dataset_images,

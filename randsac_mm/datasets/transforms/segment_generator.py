@@ -4,7 +4,6 @@ from mmcv.transforms import BaseTransform
 from mmpretrain.registry import TRANSFORMS
 
 from randsac_mm.segments import SegmentSpec, make_layout, token_grid
-from randsac_mm.segments.partitions import BlobDrawError
 
 __all__ = ['RandSACSegmentGenerator']
 
@@ -24,59 +23,41 @@ class RandSACSegmentGenerator(BaseTransform):
 
     Added keys:
         - token_rank (np.ndarray): int64 [N], N = (H / P) * (W / P) tokens in
-          raster order; the serialization step of each token's segment.
-        - segment_ids (np.ndarray): int64 [N], the segment of each token,
-          numbered by the raster position of its first token.
-        - num_segments (int): number of segments S (blobs may have fewer
-          than K: empty components are dropped).
+          raster order; the serialization step of each token's segment (0
+          for the first segment). The model needs nothing else: its
+          attention masks and loss come from it.
 
     Args:
         input_size (int | tuple[int, int]): image size (H, W) after the
             pipeline's crop.
         patch_size (int): patch side P; must divide both image sides.
-        segment (str): 'patch', 'square' or 'blob'.
-        square_size (int): M for 'square'; must divide the token grid.
-        num_segments (int): K for 'blob', 2 <= K <= N.
-        hierarchy (tuple[int]): coarser group counts, ``()`` = flat,
-            ``(4,)`` = the paper's 16 -> 4.
-        serialization (str): 'random' or 'raster'.
+        segment (str): a registered scheme: 'patch', 'square' or 'blob'.
+        serialization (str): a registered order: 'random' or 'raster'.
         coherent (bool): False shuffles tokens between segments (ablation).
-        exact_counts (bool): blobs with exactly K non-empty segments and
-            every hierarchy level with exactly its count of groups (see
-            :class:`~randsac_mm.segments.SegmentSpec`); False (default) is
-            the paper's draw, which drops empty components.
+        **options: the scheme's options, e.g. ``square_size`` and
+            ``hierarchy`` for 'square', ``num_segments``, ``hierarchy`` and
+            ``exact_counts`` for 'blob' (see
+            :class:`~randsac_mm.segments.SegmentSpec` and the scheme
+            classes in ``randsac_mm/segments/schemes/``). An option of
+            another scheme is refused, naming it.
     """
 
     def __init__(self,
                  input_size,
                  patch_size,
                  segment='square',
-                 square_size=2,
-                 num_segments=16,
-                 hierarchy=(),
                  serialization='random',
                  coherent=True,
-                 exact_counts=False):
+                 **options):
         super().__init__()
         self.input_size = input_size
         self.patch_size = patch_size
         self.grid = token_grid(input_size, patch_size)
-        self.spec = SegmentSpec(
-            grid=self.grid,
-            segment=segment,
-            square_size=square_size,
-            num_segments=num_segments,
-            hierarchy=tuple(hierarchy),
-            serialization=serialization,
-            coherent=coherent,
-            exact_counts=exact_counts)
-        if exact_counts and segment == 'blob':
-            # Fail when the pipeline is built, not mid-run, if exact counts
-            # are (close to) impossible for this grid.
-            try:
-                make_layout(self.spec, np.random.default_rng(0))
-            except BlobDrawError as e:
-                raise ValueError(f'exact_counts=True: {e}') from e
+        self.spec = SegmentSpec(self.grid, segment, serialization, coherent,
+                                **options)
+        # Fail when the pipeline is built, not mid-run, if the scheme can
+        # (almost) never draw a layout (blobs with exact_counts).
+        self.spec.scheme.check_draws()
 
     @classmethod
     def from_config(cls, cfg):
@@ -114,17 +95,9 @@ class RandSACSegmentGenerator(BaseTransform):
         seed = np.random.randint(0, 2**63 - 1, dtype=np.int64)
         layout = make_layout(self.spec, np.random.default_rng(seed))
         results['token_rank'] = layout.token_rank
-        results['segment_ids'] = layout.segment_ids
-        results['num_segments'] = layout.num_segments
         return results
 
     def __repr__(self):
-        spec = self.spec
         return (f'{self.__class__.__name__}(input_size={self.input_size}, '
-                f'patch_size={self.patch_size}, segment={spec.segment!r}, '
-                f'square_size={spec.square_size}, '
-                f'num_segments={spec.num_segments}, '
-                f'hierarchy={spec.hierarchy}, '
-                f'serialization={spec.serialization!r}, '
-                f'coherent={spec.coherent}, '
-                f'exact_counts={spec.exact_counts})')
+                f'patch_size={self.patch_size}, '
+                f'{self.spec.arguments_repr()})')

@@ -94,8 +94,9 @@ def mae_matched_to_randsac(backbone, neck=None, head=None, mask_ratio=0.75,
         head (dict): a ``RandSACPretrainHead`` config; ``MAEPretrainHead``
             takes its ``norm_pix``, and the MSE over masked patches.
         mask_ratio (float): MAE's share of masked patches (the paper: 0.75).
-        attention: RandSAC's attention kernel; MAE has no masked attention,
-            so it is ignored.
+        attention (None): RandSAC's attention kernel, which a RandSAC
+            config may carry; MAE has no masked attention, so only None
+            is accepted (another value is refused, not ignored).
 
     Returns:
         MAE: built; the encoder's ``out_type`` is 'featmap' (the token map
@@ -105,6 +106,11 @@ def mae_matched_to_randsac(backbone, neck=None, head=None, mask_ratio=0.75,
         ValueError: a part of another type, a setting MAE does not have, or
             shapes that contradict the backbone; the message names it.
     """
+    if attention is not None:
+        raise ValueError(
+            f'MAEMatchedToRandSAC: attention={attention!r} chooses RandSAC\'s '
+            'masked-attention kernel, and MAE has no masked attention: '
+            'remove it from model')
     two_stream = backbone.get('type') == 'RandSACTwoStreamViT'
     _check_type('backbone', backbone, 'RandSACViT', two_stream)
     _check_type('neck', neck, 'RandSACDecoder', two_stream)

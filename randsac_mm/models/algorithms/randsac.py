@@ -1,4 +1,6 @@
 """RandSAC: Random Segments with Autoregressive Coding."""
+import functools
+
 import numpy as np
 import torch
 from mmengine.dist import all_reduce, is_distributed
@@ -6,7 +8,7 @@ from mmpretrain.models import BaseSelfSupervisor
 from mmpretrain.registry import MODELS
 from torch import nn
 
-from ..utils import ATTENTION_KERNELS, SegmentBatch, gather_tokens
+from ..utils import ATTENTION_KERNELS, SegmentBatch
 from ..utils.attention import DEFAULT_SDPA_BACKENDS, sdpa_backend_list
 from ..utils.sdpa_check import check_sdpa_backends
 from ..utils.segment_batch import host_array
@@ -20,18 +22,23 @@ class RandSAC(BaseSelfSupervisor):
     """Autoregressive segment prediction (GPT across segments, BERT within).
 
     Data samples carry ``token_rank`` from ``RandSACSegmentGenerator``.
-    One training step:
+    One training step (:meth:`loss`, MAE's steps with a plan first):
 
-    1. tokens are sorted by serialization step (``SegmentBatch``), planned
-       on the host (:meth:`plan_batch`, outside any compiled region);
-    2. the backbone (``RandSACViT``) encodes all segments but the last,
-       segment-causally;
+    1. :meth:`plan_batch`: tokens sorted by serialization step, sequence
+       lengths and masks (``SegmentBatch``), planned on the host from the
+       layouts, outside any compiled region;
+    2. the backbone (``RandSACViT.encode_segments``) encodes all segments
+       but the last, segment-causally;
     3. the neck (``RandSACDecoder``) predicts all segments but the first
        from the final-normed encoder layers (mixed by the skip layer);
        with ``neck=None`` the backbone must be the two-stream variant,
-       whose query stream does this;
-    4. the head regresses the pixels (per-patch normalised with
-       ``norm_pix``); the loss is their MSE over the predicted tokens.
+       whose query stream (``forward_two_stream``) does 2 and 3;
+    4. the head maps the features to pixels and ``head.loss`` regresses
+       the pixels (per-patch normalised with ``norm_pix``): the MSE over
+       the predicted tokens of the global batch (``GlobalTokenMSELoss``).
+
+    Steps 2 to 4 are :meth:`predict_segments` and ``head.loss``;
+    :meth:`reconstruct` runs the same :meth:`predict_segments`.
 
     Args:
         attention (str): the attention kernel of the masked layers:
@@ -47,11 +54,14 @@ class RandSAC(BaseSelfSupervisor):
             ('efficient', 'flash'), is memory-efficient attention on a GPU
             and the flash kernel on a CPU; 'cudnn' runs only on a GPU where
             its check passes (``sdpa_check``), else the step is refused.
-        compile (bool | dict): compile the step after the host planning
-            (:meth:`segment_loss`) with ``torch.compile``; a dict gives its
-            arguments (e.g. ``dict(mode='max-autotune')``). The first steps
-            (and the first of each new sequence length, with blobs) are
-            slow while it compiles.
+        compile (bool | dict): run the training step (``forward`` with
+            ``mode='loss'``, as mmengine calls it) through
+            ``torch.compile(self.loss)``: the host planning runs eagerly
+            (a graph break), steps 2 to 4 compiled (:attr:`compiled_loss`).
+            A dict gives ``torch.compile``'s arguments (e.g.
+            ``dict(mode='max-autotune')``). The first steps (and the first
+            of each new sequence length, with blobs) are slow while it
+            compiles. ``loss`` itself stays eager.
     """
 
     @property
@@ -91,7 +101,7 @@ class RandSAC(BaseSelfSupervisor):
         self.attention = attention
         self.sdpa_backends = sdpa_backends
         self.compile_options = compile
-        self._compiled_segment_loss = None  # built at the first step
+        self._compiled_loss = None  # built at the first step
         if self.two_stream and not hasattr(self.backbone,
                                            'forward_two_stream'):
             raise ValueError(
@@ -151,10 +161,10 @@ class RandSAC(BaseSelfSupervisor):
 
     @torch.compiler.disable
     def plan_batch(self, images, layouts, trim_outer_segments=True):
-        """The batch's token order and masks (``SegmentBatch``), planned on
-        the host from the layouts. Never traced by ``torch.compile`` (the
-        layouts are numpy arrays): a compiled ``loss`` runs it eagerly and
-        compiles the rest.
+        """Step 1: the batch's token order and masks (``SegmentBatch``),
+        planned on the host from the layouts. Never traced by
+        ``torch.compile`` (the layouts are numpy arrays): a compiled
+        ``loss`` runs it eagerly and compiles the rest.
 
         Args:
             images (torch.Tensor): [B, 3, H, W], whose device the masks go
@@ -162,7 +172,11 @@ class RandSAC(BaseSelfSupervisor):
             layouts (list[DataSample] | np.ndarray | torch.Tensor): the data
                 samples (with ``token_rank``), or ``token_rank`` int64
                 [B, N] itself.
-            trim_outer_segments (bool): see ``SegmentBatch``.
+            trim_outer_segments (bool): leave the last segment out of the
+                encoder and the first out of the decoder where the batch
+                allows (the same loss, less work; see ``SegmentBatch``).
+                False: all N tokens in both (the lengths the paper's FLOPs
+                table counts). Training trims.
 
         Returns:
             SegmentBatch
@@ -176,73 +190,68 @@ class RandSAC(BaseSelfSupervisor):
                             device=images.device,
                             sdpa_backends=self.sdpa_backends)
 
-    def predict_segments(self, images, token_rank, batch=None,
-                         trim_outer_segments=True):
-        """Predictions of every segment but the first.
+    def predict_segments(self, images, batch):
+        """Steps 2 and 3 and the head's forward: the predicted pixels of
+        every segment but the first. No host sync: it compiles whole
+        (``torch.compile(fullgraph=True)``).
 
         Args:
             images (torch.Tensor): [B, 3, H, W], preprocessed.
-            token_rank (np.ndarray | torch.Tensor): int64 [B, N], on the
-                host (see ``SegmentBatch``).
-            batch (SegmentBatch | None): prebuilt order and masks of
-                ``token_rank`` (default: built here).
-            trim_outer_segments (bool): leave the last segment out of the
-                encoder and the first out of the decoder where the batch
-                allows (the same loss, less work; see ``SegmentBatch``).
-                Used when ``batch`` is built here.
+            batch (SegmentBatch): the planned order and masks
+                (:meth:`plan_batch`).
 
         Returns:
-            tuple: ``pred`` [B, L, P*P*C] and ``target`` [B, L, P*P*C] (in
-            target space), tokens in serialization order from position
-            ``batch.dec_start``, and the ``SegmentBatch``.
+            torch.Tensor: ``pred`` [B, N - dec_start, P*P*C] (in target
+            space), tokens in serialization order from position
+            ``batch.dec_start`` (raster indices ``batch.decoder_order``).
         """
-        if batch is None:
-            batch = self.plan_batch(images, token_rank, trim_outer_segments)
         if self.two_stream:
             features = self.backbone.forward_two_stream(images, batch)
         else:
             features = self.neck(
                 self.backbone.encode_segments(images, batch), batch)
-        pred = self.head(features)
-        patches = gather_tokens(self.head.patchify(images),
-                                batch.decoder_order)
-        return pred, self.head.construct_target(patches), batch
+        return self.head(features)
 
-    def loss(self, inputs, data_samples, trim_outer_segments=True,
-             **kwargs):
-        """The MSE of the predicted segments' pixels; see
-        :meth:`predict_segments` for ``trim_outer_segments``.
+    def loss(self, inputs, data_samples):
+        """The training step: plan the batch on the host, predict the
+        segments (backbone, neck, head), regress their pixels.
+
+        Args:
+            inputs (torch.Tensor | list[torch.Tensor]): images
+                [B, 3, H, W], preprocessed.
+            data_samples (list[DataSample] | np.ndarray): the data samples
+                with ``token_rank``, or ``token_rank`` int64 [B, N].
 
         Returns:
             dict: ``loss``, a scalar tensor.
         """
         images = self._images(inputs)
-        batch = self.plan_batch(images, data_samples, trim_outer_segments)
-        return dict(loss=self.compiled_segment_loss(images, batch))
+        batch = self.plan_batch(images, data_samples)  # host side, eager
+        pred = self.predict_segments(images, batch)  # backbone, neck, head
+        loss = self.head.loss(pred, images, batch.decoder_order,
+                              batch.loss_mask)
+        return dict(loss=loss)
+
+    def forward(self, inputs, data_samples=None, mode='tensor'):
+        """``BaseSelfSupervisor.forward``; ``mode='loss'`` runs
+        :attr:`compiled_loss`."""
+        if mode == 'loss':
+            return self.compiled_loss(inputs, data_samples)
+        return super().forward(inputs, data_samples, mode)
 
     @property
-    def compiled_segment_loss(self):
-        """:meth:`segment_loss`, compiled when the model was built with
-        ``compile`` (once, at the first step)."""
+    def compiled_loss(self):
+        """:meth:`loss`, compiled (once, at the first step) when the model
+        was built with ``compile``; else ``loss`` itself."""
         if not self.compile_options:
-            return self.segment_loss
-        if self._compiled_segment_loss is None:
+            return self.loss
+        if self._compiled_loss is None:
             options = {} if self.compile_options is True \
                 else dict(self.compile_options)
-            self._compiled_segment_loss = torch.compile(self.segment_loss,
-                                                        **options)
-        return self._compiled_segment_loss
-
-    def segment_loss(self, images, batch):
-        """The training step's computation, from preprocessed images and a
-        planned ``SegmentBatch``: no host sync, so it compiles whole
-        (``torch.compile(model.segment_loss, fullgraph=True)``).
-
-        Returns:
-            torch.Tensor: the scalar loss.
-        """
-        pred, target, batch = self.predict_segments(images, None, batch)
-        return self.head.loss(pred, target, batch.loss_mask)
+            # The function, not this model's bound method: a deep copy of
+            # the model (an EMA copy) shares it and runs its own weights.
+            self._compiled_loss = torch.compile(type(self).loss, **options)
+        return functools.partial(self._compiled_loss, self)
 
     def parse_losses(self, losses):
         """mmengine's, but the logged values are averaged over processes
@@ -259,7 +268,8 @@ class RandSAC(BaseSelfSupervisor):
 
     @torch.no_grad()
     def reconstruct(self, inputs, data_samples):
-        """Predictions in raster token order, for visualization.
+        """Predictions in raster token order, for visualization: those of
+        the training step (:meth:`predict_segments`).
 
         Returns:
             dict: ``pred`` and ``target`` [B, N, P*P*C] (target space; zero
@@ -269,7 +279,8 @@ class RandSAC(BaseSelfSupervisor):
         """
         images = self._images(inputs)
         token_rank = self.stack_token_ranks(data_samples)
-        pred, _, batch = self.predict_segments(images, token_rank)
+        batch = self.plan_batch(images, token_rank)
+        pred = self.predict_segments(images, batch)
         token_rank = torch.from_numpy(token_rank).to(images.device)
         target = self.head.construct_target(self.head.patchify(images))
         full_pred = torch.zeros_like(target)

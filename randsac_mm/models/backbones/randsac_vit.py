@@ -1,11 +1,14 @@
 """The RandSAC encoder: a ViT with segment-causal self-attention."""
+from collections.abc import Sequence
+
+import numpy as np
 from mmpretrain.models import VisionTransformer
 from mmpretrain.registry import MODELS
 from torch.utils.checkpoint import checkpoint
 
 from ...checkpoint.loading import check_pretrained_checkpoint
 from ..utils import gather_tokens, sincos_2d_embedding
-from .segment_causal_layer import make_segment_causal
+from .segment_causal_layer import SegmentCausalLayer
 
 __all__ = ['RandSACViT']
 
@@ -33,7 +36,14 @@ class RandSACViT(VisionTransformer):
       the last segment left out, every token attending to its own and
       earlier segments; returns every layer's output, final-normed.
 
+    Its layers are ``SegmentCausalLayer``s, built from the same arguments,
+    stochastic depth rule and ``layer_cfgs`` as VisionTransformer's
+    ``TransformerEncoderLayer``s (:meth:`_build_layers`).
+
     Args:
+        arch (str | dict): VisionTransformer's: an ``arch_zoo`` name, or a
+            dict with ``embed_dims``, ``num_layers``, ``num_heads`` and
+            ``feedforward_channels``.
         pos_embed_type (str): 'sincos' (fixed 2-D sine-cosine, the paper's
             text; default) or 'learned' (trainable, the paper's listing).
         out_type (str): defaults to 'featmap' ([B, C, h, w] after the final
@@ -53,11 +63,15 @@ class RandSACViT(VisionTransformer):
             pretrained checkpoint this backbone knowingly leaves unused:
             ``('query_token', )`` evaluates a two-stream checkpoint as its
             content stream. Any other key it lacks is refused.
-        **kwargs: VisionTransformer arguments (``arch``, ``img_size``,
-            ``patch_size``, ``drop_path_rate``, ...).
+        out_indices, drop_rate, drop_path_rate, qkv_bias, norm_cfg,
+            layer_scale_init_value, layer_cfgs: VisionTransformer's, with
+            its defaults.
+        **kwargs: other VisionTransformer arguments (``img_size``,
+            ``patch_size``, ``pre_norm``, ...).
     """
 
     def __init__(self,
+                 arch='base',
                  pos_embed_type='sincos',
                  out_type='featmap',
                  with_cls_token=False,
@@ -66,6 +80,13 @@ class RandSACViT(VisionTransformer):
                  with_cp=False,
                  unused_checkpoint_keys=(),
                  frozen_stages=-1,
+                 out_indices=-1,
+                 drop_rate=0.,
+                 drop_path_rate=0.,
+                 qkv_bias=True,
+                 norm_cfg=dict(type='LN', eps=1e-6),
+                 layer_scale_init_value=0.,
+                 layer_cfgs=dict(),
                  **kwargs):
         if pos_embed_type not in POS_EMBED_TYPES:
             raise ValueError(f'pos_embed_type must be one of '
@@ -82,20 +103,92 @@ class RandSACViT(VisionTransformer):
         if not final_norm:
             raise ValueError('RandSACViT needs final_norm=True: the decoder '
                              'reads the final-normed encoder layers')
-        freeze_all = frozen_stages == 'all'
-        super().__init__(out_type=out_type, with_cls_token=with_cls_token,
-                         final_norm=True, init_cfg=init_cfg,
-                         frozen_stages=-1 if freeze_all else frozen_stages,
-                         **kwargs)
-        make_segment_causal(self.layers)
-        if freeze_all:  # the linear probe: whatever the depth
-            self.frozen_stages = self.num_layers
+        arch_settings = self.arch_settings_of(arch)
+        # VisionTransformer builds its layers as TransformerEncoderLayers
+        # and takes no layer class: here it builds all the rest, given no
+        # layer (``layers`` stays an empty ModuleList, registered in its
+        # place, so the parameter order is its own), and _build_layers then
+        # fills ``layers``. Nothing VisionTransformer builds after its
+        # layers draws random numbers (norms only), so the draws come in
+        # its order: the same initial weights from the same seed.
+        super().__init__(arch=dict(arch_settings, num_layers=0),
+                         out_type=out_type, with_cls_token=with_cls_token,
+                         final_norm=True, init_cfg=init_cfg, out_indices=[],
+                         drop_rate=drop_rate, norm_cfg=norm_cfg, **kwargs)
+        self.arch_settings = arch_settings
+        self.num_layers = arch_settings['num_layers']
+        self.out_indices = self._layer_indices(out_indices)
+        self._build_layers(
+            drop_rate=drop_rate, drop_path_rate=drop_path_rate,
+            qkv_bias=qkv_bias, norm_cfg=norm_cfg,
+            layer_scale_init_value=layer_scale_init_value,
+            layer_cfgs=layer_cfgs)
+        # 'all': the linear probe, whatever the depth.
+        self.frozen_stages = self.num_layers if frozen_stages == 'all' \
+            else frozen_stages
+        if self.frozen_stages > 0:
             self._freeze_stages()
         self.pos_embed_type = pos_embed_type
         self.with_cp = with_cp
         self.unused_checkpoint_keys = tuple(unused_checkpoint_keys)
         if pos_embed_type == 'sincos':
             self.pos_embed.requires_grad = False
+
+    @classmethod
+    def arch_settings_of(cls, arch):
+        """VisionTransformer's reading of ``arch``: the ``arch_zoo`` entry
+        of a name, or a dict with its essential keys (a copy)."""
+        if isinstance(arch, str):
+            arch = arch.lower()
+            assert arch in set(cls.arch_zoo), \
+                f'Arch {arch} is not in default archs {set(cls.arch_zoo)}'
+            return dict(cls.arch_zoo[arch])
+        essential_keys = {
+            'embed_dims', 'num_layers', 'num_heads', 'feedforward_channels'
+        }
+        assert isinstance(arch, dict) and essential_keys <= set(arch), \
+            f'Custom arch needs a dict with keys {essential_keys}'
+        return dict(arch)
+
+    def _layer_indices(self, out_indices):
+        """VisionTransformer's ``out_indices``: negative ones counted from
+        the end."""
+        if isinstance(out_indices, int):
+            out_indices = [out_indices]
+        assert isinstance(out_indices, Sequence), \
+            f'"out_indices" must by a sequence or int, ' \
+            f'get {type(out_indices)} instead.'
+        out_indices = list(out_indices)
+        for i, index in enumerate(out_indices):
+            if index < 0:
+                out_indices[i] = self.num_layers + index
+            assert 0 <= out_indices[i] <= self.num_layers, \
+                f'Invalid out_indices {index}'
+        return out_indices
+
+    def _build_layers(self, drop_rate, drop_path_rate, qkv_bias, norm_cfg,
+                     layer_scale_init_value, layer_cfgs):
+        """Appends ``num_layers`` ``SegmentCausalLayer``s to ``layers``,
+        with the arguments VisionTransformer gives its layers: stochastic
+        depth rising linearly from 0 to ``drop_path_rate``, each
+        ``layer_cfgs`` entry (a dict: the same for all) updating the
+        defaults."""
+        dpr = np.linspace(0, drop_path_rate, self.num_layers)
+        if isinstance(layer_cfgs, dict):
+            layer_cfgs = [layer_cfgs] * self.num_layers
+        for i in range(self.num_layers):
+            cfg = dict(
+                embed_dims=self.embed_dims,
+                num_heads=self.arch_settings['num_heads'],
+                feedforward_channels=self.arch_settings[
+                    'feedforward_channels'],
+                layer_scale_init_value=layer_scale_init_value,
+                drop_rate=drop_rate,
+                drop_path_rate=dpr[i],
+                qkv_bias=qkv_bias,
+                norm_cfg=norm_cfg)
+            cfg.update(layer_cfgs[i])
+            self.layers.append(SegmentCausalLayer(**cfg))
 
     def init_weights(self):
         pretrained = isinstance(self.init_cfg, dict) and \

@@ -123,8 +123,9 @@ class RandSACViTPyramid(RandSACViT):
         if len(out_indices) != len(scales):
             raise ValueError(f'out_indices {out_indices} and scales {scales} '
                              'must have the same length')
-        depth = self._depth(kwargs.get('arch', 'base'))
-        if depth and any(not 0 <= i < depth for i in out_indices):
+        depth = self.arch_settings_of(kwargs.get('arch', 'base'))[
+            'num_layers']
+        if any(not 0 <= i < depth for i in out_indices):
             raise ValueError(
                 f'RandSACViTPyramid: out_indices {tuple(out_indices)} must '
                 f'be blocks of the encoder, whose arch has {depth} layers '
@@ -136,14 +137,6 @@ class RandSACViTPyramid(RandSACViT):
                                                 norm_cfg))
         self.num_scales = len(scales)
         self.window_size = window_size
-
-    @classmethod
-    def _depth(cls, arch):
-        """Number of layers of a VisionTransformer ``arch`` (name or
-        dict); unknown names are left to VisionTransformer to refuse."""
-        if isinstance(arch, str):
-            return cls.arch_zoo.get(arch.lower(), {}).get('num_layers')
-        return arch.get('num_layers')
 
     def forward(self, x):
         """[B, 3, H, W] -> tuple of [B, C, H / s, W / s], s = 4, 8, 16, 32."""

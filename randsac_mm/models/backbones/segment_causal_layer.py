@@ -7,19 +7,35 @@ from torch.nn import functional as F
 from ..utils import attention_dropout, attention_output, multihead_attention
 from ..utils.attention import DEFAULT_SDPA_BACKEND_LIST
 
-__all__ = ['SegmentCausalLayer', 'make_segment_causal']
+__all__ = ['SegmentCausalLayer']
 
 
 class SegmentCausalLayer(TransformerEncoderLayer):
     """``TransformerEncoderLayer`` whose ``forward`` takes a mask.
 
-    It adds no parameter or state: the layers mmpretrain's
-    ``VisionTransformer`` builds become this class in place
-    (:func:`make_segment_causal`), so parameter names, initialisation and
-    checkpoints stay mmpretrain's. Every masked computation runs inside this
-    module's own ``forward``, so wrappers that act on module calls (FSDP
-    units gathering their shards, activation checkpointing) see it.
+    Built with ``TransformerEncoderLayer``'s arguments, it adds no parameter
+    or state, so parameter names, initialisation and checkpoints stay
+    mmpretrain's (``RandSACViT`` builds its layers as this class). Every
+    masked computation runs inside this module's own ``forward``, so
+    wrappers that act on module calls (FSDP units gathering their shards,
+    activation checkpointing) see it.
+
+    Raises:
+        ValueError: the attention has ``v_shortcut`` (the masked path
+            computes attention itself and has no such shortcut).
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.attn.v_shortcut:
+            raise ValueError('SegmentCausalLayer: v_shortcut attention is '
+                             'not supported')
+        # VisionTransformer gives stochastic depth rates as numpy scalars
+        # (from np.linspace); torch.compile reads a branch on one as data-
+        # dependent. Same value as a Python float.
+        for module in self.modules():
+            if hasattr(module, 'drop_prob'):
+                module.drop_prob = float(module.drop_prob)
 
     def forward(self, x, mask=None, content=None,
                 sdpa_backends=DEFAULT_SDPA_BACKEND_LIST):
@@ -55,23 +71,3 @@ class SegmentCausalLayer(TransformerEncoderLayer):
                                   attention_dropout(attn), sdpa_backends)
         x = x + attention_output(attn, out)
         return self.ffn(self.ln2(x), identity=x)
-
-
-def make_segment_causal(layers):
-    """Turns mmpretrain ``TransformerEncoderLayer``s into
-    ``SegmentCausalLayer``s in place (mmpretrain builds the layer class
-    itself and offers no argument to choose it)."""
-    for layer in layers:
-        if type(layer) not in (TransformerEncoderLayer, SegmentCausalLayer):
-            raise TypeError(f'expected mmpretrain TransformerEncoderLayer, '
-                            f'got {type(layer).__name__}')
-        if layer.attn.v_shortcut:
-            raise ValueError('SegmentCausalLayer: v_shortcut attention is '
-                             'not supported')
-        layer.__class__ = SegmentCausalLayer
-        # mmpretrain gives stochastic depth rates as numpy scalars (from
-        # np.linspace); torch.compile reads a branch on one as data-
-        # dependent. Same value as a Python float.
-        for module in layer.modules():
-            if hasattr(module, 'drop_prob'):
-                module.drop_prob = float(module.drop_prob)

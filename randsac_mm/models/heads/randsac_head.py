@@ -1,15 +1,16 @@
 """Pixel prediction head and loss of RandSAC."""
-from mmengine.dist import all_reduce, get_world_size, is_distributed
 from mmengine.model import BaseModule
 from mmpretrain.registry import MODELS
 from torch import nn
+
+from ..utils import gather_tokens
 
 __all__ = ['RandSACPretrainHead']
 
 
 @MODELS.register_module()
 class RandSACPretrainHead(BaseModule):
-    """Linear layer to the pixels of a patch, and the masked MSE loss.
+    """Linear layer to the pixels of a patch, and the pixel loss.
 
     Args:
         in_channels (int): decoder width.
@@ -18,14 +19,19 @@ class RandSACPretrainHead(BaseModule):
         norm_pix (bool): regress pixels normalised by their patch's mean and
             standard deviation (MAE's target; the paper's default) rather
             than raw (preprocessed) pixels.
+        loss (dict): config of the loss module, called with the
+            predictions, the targets and the mask of the tokens that count
+            (default: ``GlobalTokenMSELoss``, the MSE over the predicted
+            tokens of the global batch).
     """
 
     def __init__(self, in_channels, patch_size, in_chans=3, norm_pix=True,
-                 init_cfg=None):
+                 loss=dict(type='GlobalTokenMSELoss'), init_cfg=None):
         super().__init__(init_cfg=init_cfg)
         self.patch_size = patch_size
         self.in_chans = in_chans
         self.norm_pix = norm_pix
+        self.loss_module = MODELS.build(loss)
         self.predictor = nn.Linear(in_channels,
                                    patch_size * patch_size * in_chans)
 
@@ -71,27 +77,21 @@ class RandSACPretrainHead(BaseModule):
         """[B, L, C_dec] -> predicted pixels [B, L, P*P*C]."""
         return self.predictor(x)
 
-    def loss(self, pred, target, loss_mask):
-        """MSE over the predicted tokens only.
-
-        In a distributed run the token count is summed over all processes,
-        and the local sum divided by its per-process mean: DDP's gradient
-        average then equals the gradient of the MSE over the global batch,
-        exactly what one process computes, even when segment sizes (and so
-        token counts) differ between processes.
+    def loss(self, pred, images, order, loss_mask):
+        """The loss of the predictions: the target is built from the
+        images' pixels at the predicted positions.
 
         Args:
-            pred (torch.Tensor): [B, L, P*P*C].
-            target (torch.Tensor): [B, L, P*P*C], from construct_target.
-            loss_mask (torch.Tensor): bool [B, L], tokens that count.
+            pred (torch.Tensor): [B, L, P*P*C], from :meth:`forward`.
+            images (torch.Tensor): [B, C, H, W], preprocessed.
+            order (torch.Tensor): int64 [B, L], the raster index of the
+                token predicted at each position (``SegmentBatch.
+                decoder_order``).
+            loss_mask (torch.Tensor): bool [B, L], positions that count.
 
         Returns:
             torch.Tensor: scalar loss.
         """
-        per_token = (pred.float() - target.float()).pow(2).mean(dim=-1)
-        mask = loss_mask.to(per_token.dtype)
-        count = mask.sum().detach()
-        if is_distributed():
-            all_reduce(count)  # in place: the global count
-            count = count / get_world_size()
-        return (per_token * mask).sum() / count.clamp(min=1)
+        patches = gather_tokens(self.patchify(images), order)
+        return self.loss_module(pred, self.construct_target(patches),
+                                loss_mask)

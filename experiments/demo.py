@@ -18,8 +18,9 @@ import time
 
 import numpy as np
 
-from .config import build_model, set_epochs
-from .frozen_eval import labelled_loaders
+from randsac_mm.apis import build_model, set_epochs
+from randsac_mm.evaluation import evaluate_frozen, labelled_loaders
+
 from .scalars import logged_scalars
 
 __all__ = ['run_demo']
@@ -49,7 +50,6 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     from mmengine.config import Config
     from mmengine.runner import Runner
 
-    from ..evaluation import evaluate_frozen
     os.makedirs(work_dir, exist_ok=True)
     start = time.time()
     cfg = Config.fromfile(pretrain_config)
@@ -106,8 +106,8 @@ def loss_curve(log_dir, path):
 
 def pictures(model, cfg, work_dir, seed, num_pictures):
     """Reconstructions of held-out digits, and one revealed as a GIF."""
-    from ..datasets import MNIST5k, RandSACSegmentGenerator
-    from ..visualization import (
+    from randsac_mm.datasets import MNIST5k, RandSACSegmentGenerator
+    from randsac_mm.visualization import (
         predict_images,
         reconstruction_figure,
         save_reveal_gif,

@@ -33,9 +33,14 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, field
 
-from .config import build_model, set_epochs
-from .device import DEVICES
-from .frozen_eval import labelled_loaders
+from randsac_mm.apis import build_model, set_epochs
+from randsac_mm.apis.device import DEVICES
+from randsac_mm.evaluation import (
+    ACCURACY_READOUTS,
+    labelled_loaders,
+    readout_title,
+)
+
 from .paper import paper_figure
 from .scalars import logged_scalars
 
@@ -98,8 +103,7 @@ ORDERINGS = [
     ('mae', 'transformer-skip',
      'Table "Low-data pre-training": RandSAC beats MAE'),
 ]
-READOUT_NAMES = {'linear': 'linear probe', 'knn': 'k-NN (k=20)',
-                 'attentive': 'attentive probe'}
+READOUT_NAMES = {r: readout_title(r) for r in ACCURACY_READOUTS}
 # What the test suite runs: 3 variants, 1 seed, 1 epoch on 256 images.
 QUICK = dict(variants=['random', 'patch-raster', 'square-m2'], seeds=[0],
              epochs=1, train_images=256, test_images=512, probe_epochs=10)
@@ -237,7 +241,7 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     """
     from mmengine.runner import Runner
 
-    from ..checkpoint import latest_checkpoint
+    from randsac_mm.checkpoint import latest_checkpoint
     folder = run_dir(name, seed, settings)
     record = osp.join(folder, 'pretrain.json')
     wanted = dict(variant=name, config=VARIANTS[name][0], seed=seed,
@@ -326,7 +330,7 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
             called only when a readout is missing, so that reporting
             recorded readouts reads no data.
     """
-    from ..evaluation import evaluate_frozen
+    from randsac_mm.evaluation import evaluate_frozen
     folder = run_dir(name, seed, settings)
     done, cache = recorded_readouts(name, seed, epoch, settings, checkpoint)
     missing = [r for r in settings.readouts if r not in done]
@@ -361,7 +365,7 @@ def _float32_matmuls(device):
     if device != 'cuda':
         yield
         return
-    from ..engine.autocast_optim_wrapper import tf32_settings
+    from randsac_mm.engine.autocast_optim_wrapper import tf32_settings
     settings = tf32_settings()
     before = [s.fp32_precision for s in settings]
     for setting in settings:

@@ -190,7 +190,9 @@ def step_loss(model, images, token_rank):
     batch = SegmentBatch(token_rank, attention=model.attention_kernel(images)
                          if model.attention == 'auto' else model.attention,
                          device=images.device)
-    return model.segment_loss(images, batch)
+    pred = model.predict_segments(images, batch)
+    return model.head.loss(pred, images, batch.decoder_order,
+                           batch.loss_mask)
 
 
 def step_bytes(model, batch_size, token_rank, dtype=None, mode=None):
@@ -254,13 +256,13 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
         ``gpu_mem_gib``).
 
     The peak comes within 5% of a measured step: of the whole step's peak
-    on the CPU (tests/apis/test_memory.py) and of the H100's allocated peak
+    on the CPU (tests/analysis/test_memory.py) and of the H100's allocated peak
     of the main config at 512 images (docs/benchmarks/gpu/).
     """
+    from ..apis.model import build_model
     from ..datasets.transforms import RandSACSegmentGenerator
-    from .config import build_model
     model = build_model(cfg, init=False).train()  # sizes are all we need
-    is_randsac = hasattr(model, 'segment_loss')
+    is_randsac = hasattr(model, 'plan_batch')
     if is_randsac:
         model.attention = 'sdpa'  # CUDA's kernel ('auto' on a GPU)
         generator = RandSACSegmentGenerator.from_config(cfg)

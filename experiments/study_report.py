@@ -2,6 +2,8 @@
 import json
 import os.path as osp
 
+from randsac_mm.evaluation.readouts import readout_title
+
 __all__ = ['bar_chart', 'curve_chart', 'markdown', 'write_report']
 
 
@@ -20,14 +22,13 @@ def markdown(result):
     (mean ± standard deviation over seeds) beside the paper's CIFAR10
     linear probe; then each paper ordering's gap ± standard error at each
     epoch, per readout, and its verdict at the longest."""
-    from .study import READOUT_NAMES
     settings = result['settings']
     readouts = settings['readouts']
     lines = []
     for epoch, summary in result['summary'].items():
         lines += [f'### After {epoch} epochs', '',
                   '| variant | paper row | paper CIFAR10 LIN | ' +
-                  ' | '.join(f'ours {READOUT_NAMES[r]}' for r in readouts) +
+                  ' | '.join(f'ours {readout_title(r)}' for r in readouts) +
                   ' |',
                   '| --- | --- | ---: | ' + ' | '.join(
                       '---:' for _ in readouts) + ' |']
@@ -47,7 +48,7 @@ def markdown(result):
               "; 'random' is the untrained encoder.", '']
     epochs = [int(e) for e in result['summary']]
     for readout in readouts:
-        lines += [f'#### Paper orderings, {READOUT_NAMES[readout]}: gap ± '
+        lines += [f'#### Paper orderings, {readout_title(readout)}: gap ± '
                   'standard error (points)', '',
                   'Over the seeds both variants have'
                   + (' (those of the partial variants above)'
@@ -74,7 +75,6 @@ def bar_chart(summary, readouts, path, title):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from .study import READOUT_NAMES
     names = list(summary)
     x = np.arange(len(names))
     width = 0.8 / len(readouts)
@@ -83,7 +83,7 @@ def bar_chart(summary, readouts, path, title):
         means = [summary[n][readout]['mean'] for n in names]
         stds = [summary[n][readout]['std'] or 0 for n in names]
         ax.bar(x + (i - (len(readouts) - 1) / 2) * width, means, width,
-               yerr=stds, capsize=3, label=READOUT_NAMES[readout])
+               yerr=stds, capsize=3, label=readout_title(readout))
     values = [summary[n][r]['mean'] for n in names for r in readouts]
     ax.set_ylim(max(0, min(values) - 5), min(100, max(values) + 3))
     ax.set_xticks(x, names, rotation=35, ha='right')
@@ -104,7 +104,6 @@ def curve_chart(result, path):
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    from .study import READOUT_NAMES
     readouts = result['settings']['readouts']
     summaries = {int(e): s for e, s in result['summary'].items()}
     epochs = sorted(summaries)
@@ -126,7 +125,7 @@ def curve_chart(result, path):
                        label='random (untrained)')
         ax.set_xlabel('pretraining epochs')
         ax.set_ylabel('Fashion-MNIST test top-1 (%)')
-        ax.set_title(READOUT_NAMES[readout])
+        ax.set_title(readout_title(readout))
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7)
     fig.suptitle('RandSAC small-scale study: frozen ViT-mini/4 features '

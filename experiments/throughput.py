@@ -45,13 +45,12 @@ import sys
 import threading
 import time
 
+from . import REPO_ROOT
 from .benchmark_io import machine_info, write_json
 
 __all__ = ['DEFAULT_VARIANTS', 'SETTINGS', 'VARIANTS', 'pool_passes',
            'run_benchmark']
 
-# The repository (configs/; the reference variant imports tests/).
-REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 
 # name: (pretraining config, CPU batch size).
 SETTINGS = {
@@ -149,7 +148,7 @@ def layouts(setting, batch_size):
 
 def forward_macs(setting):
     """Forward multiply-accumulates of one image (get_flops.py's count)."""
-    from randsac_mm.apis.flops import count
+    from randsac_mm.analysis.flops import count
     samples = layouts(setting, 1)[0]
     macs, _, _ = count(build_model_cfg(setting, 'ours'),
                        samples[0].token_rank[None])
@@ -185,8 +184,14 @@ def build_loss_fn(setting, variant, device):
     trim = variant != 'ours-no-trim'
 
     def loss_fn(images, data_samples):
-        return model.loss(images, data_samples,
-                          trim_outer_segments=trim)['loss']
+        if trim:
+            return model.loss(images, data_samples)['loss']
+        # The step with every token in both stacks: planned untrimmed.
+        batch = model.plan_batch(images, data_samples,
+                                 trim_outer_segments=False)
+        pred = model.predict_segments(images, batch)
+        return model.head.loss(pred, images, batch.decoder_order,
+                               batch.loss_mask)
     if variant == 'ours-compile':
         loss_fn = torch.compile(loss_fn)
     return loss_fn, model
@@ -366,7 +371,7 @@ def run_benchmark(args):
 
 
 def worker_main(argv=None):
-    """``python -m randsac_mm.apis.throughput --worker SETTING VARIANT
+    """``python -m experiments.throughput --worker SETTING VARIANT
     DTYPE BATCH [--iters --repeats --warmup]``: one measurement, printed
     as a JSON line."""
     parser = argparse.ArgumentParser()

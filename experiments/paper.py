@@ -22,13 +22,13 @@ import os.path as osp
 
 import yaml
 
-__all__ = ['FINETUNE', 'FLOPS_TABLE', 'LINEAR', 'METAFILE', 'REPO_ROOT',
-           'PaperLookupError', 'find_model', 'load_metafile', 'paper_figure',
-           'paper_flops', 'paper_results']
+from . import REPO_ROOT
 
-REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
-# Found beside the package: randsac_mm is installed in editable mode from
-# the repository. Elsewhere, pass the path (metafile=...).
+__all__ = ['FINETUNE', 'FLOPS_TABLE', 'LINEAR', 'METAFILE', 'REPO_ROOT',
+           'PaperLookupError', 'find_model', 'load_metafile',
+           'paper_architecture_flops', 'paper_figure', 'paper_flops',
+           'paper_results']
+
 METAFILE = osp.join(REPO_ROOT, 'configs', 'metafile.yml')
 # The metric names of a pretraining run's evaluations.
 LINEAR = 'Linear Probe Top 1 Accuracy'
@@ -270,3 +270,25 @@ def paper_flops(metafile=None):
                 row[name[:-len(' FLOPs')].lower()] = figure
             rows[result['Paper']['Row']] = row
     return rows
+
+
+def paper_architecture_flops(backbone, metafile=None):
+    """The paper's FLOPs of the three architectures for an encoder of this
+    width, image size and patch size (Table "FLOPs of Three Candidate
+    Architectures", read from the metafile), or None.
+
+    Returns:
+        tuple | None: (row name, {architecture: figure as printed}).
+    """
+    from mmengine.config import Config
+
+    from randsac_mm.analysis.flops import ARCHITECTURES, arch_dict
+
+    def key(bb):
+        return (arch_dict(bb)['embed_dims'], bb['img_size'], bb['patch_size'])
+
+    for row, entry in paper_flops(metafile).items():
+        counted = Config.fromfile(osp.join(REPO_ROOT, entry['config']))
+        if key(counted.model['backbone']) == key(backbone):
+            return row, {name: entry[name] for name in ARCHITECTURES}
+    return None

@@ -8,8 +8,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm.apis.config import build_model
-from randsac_mm.apis.memory import (
+from randsac_mm.analysis.memory import (
     PeakMemory,
     estimate_memory,
     saved_activation_bytes,
@@ -18,6 +17,7 @@ from randsac_mm.apis.memory import (
     to_fake,
     worst_case_layouts,
 )
+from randsac_mm.apis import build_model
 from randsac_mm.datasets.transforms import RandSACSegmentGenerator
 
 from ..conftest import REPO_ROOT, run_tool

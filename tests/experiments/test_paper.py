@@ -1,4 +1,4 @@
-"""randsac_mm.apis.paper: the paper's figures for a config, from
+"""experiments.paper: the paper's figures for a config, from
 configs/metafile.yml. The values below are typed from the paper's tables
 (paper/randsac_paper.tex), so a wrong metafile entry fails here."""
 import json
@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from randsac_mm.apis.paper import (
+from experiments.paper import (
     FINETUNE,
     LINEAR,
     METAFILE,
@@ -86,7 +86,7 @@ def test_the_main_config_brings_its_transfers():
     ade = next(r for r in results if r['Dataset'] == 'ADE20K')
     assert ade['Config'].startswith('configs/segmentation/')
     k9 = ('configs/pretrain/'
-          'randsac_vit-base-p16_square-k9_8xb512-amp-1600e_in1k.py')
+          'randsac_vit-base-p16_square-m4_8xb512-amp-1600e_in1k.py')
     assert paper_figure(k9, metric='mIoU') == 48.3
     assert paper_figure(k9) == 72.3
 
@@ -196,10 +196,11 @@ def test_a_missing_metafile_says_how_to_give_one(tmp_path):
 
 
 def test_the_reader_loads_no_torch_and_no_openmmlab_package():
-    # randsac_mm.apis imports its modules lazily, so the reader comes alone.
+    # experiments/__init__.py imports nothing heavy, so the reader comes
+    # alone.
     code = (
         'import json, sys\n'
-        'from randsac_mm.apis.paper import paper_figure\n'
+        'from experiments.paper import paper_figure\n'
         f'paper_figure({K7!r})\n'
         'print(json.dumps(sorted(sys.modules)))\n')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True,

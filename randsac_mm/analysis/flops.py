@@ -11,7 +11,6 @@ counted. Figures are multiply-accumulates (one fused multiply-add = one
 FLOP), the convention of fvcore and of the paper's FLOPs table.
 """
 import copy
-import os.path as osp
 
 import numpy as np
 import torch
@@ -24,31 +23,9 @@ from ..models.utils import SegmentBatch
 from ..segments import make_layout
 
 __all__ = ['ARCHITECTURES', 'arch_dict', 'architecture_variant', 'count',
-           'forward_macs', 'paper_architecture_flops', 'sample_token_rank']
+           'forward_macs', 'sample_token_rank']
 
 ARCHITECTURES = ('two-stream', 'transformer', 'transformer-skip')
-
-def paper_architecture_flops(backbone, metafile=None):
-    """The paper's FLOPs of the three architectures for an encoder of this
-    width, image size and patch size (Table "FLOPs of Three Candidate
-    Architectures", read from the metafile), or None.
-
-    Returns:
-        tuple | None: (row name, {architecture: figure as printed}).
-    """
-    from mmengine.config import Config
-
-    from .paper import REPO_ROOT, paper_flops
-
-    def key(bb):
-        return (arch_dict(bb)['embed_dims'], bb['img_size'], bb['patch_size'])
-
-    for row, entry in paper_flops(metafile).items():
-        counted = Config.fromfile(osp.join(REPO_ROOT, entry['config']))
-        if key(counted.model['backbone']) == key(backbone):
-            return row, {name: entry[name] for name in ARCHITECTURES}
-    return None
-
 
 def sdpa_macs(query, key, value, *args, out_shape=None, **kwargs):
     """Flop formula of the CPU attention kernel (torch counts only the
@@ -102,7 +79,7 @@ def count(model_cfg, token_rank, full_length=False):
     batch = SegmentBatch(token_rank, trim_outer_segments=not full_length)
     with torch.no_grad(), FlopCounterMode(
             display=False, custom_mapping=CUSTOM_FORMULAS) as counter:
-        model.predict_segments(images, token_rank, batch)
+        model.predict_segments(images, batch)
     # The counter attributes FLOPs to modules entered through __call__: the
     # decoder and the head are; the encoder (a method) is the remainder.
     by_module = counter.get_flop_counts()

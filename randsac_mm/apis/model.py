@@ -1,0 +1,64 @@
+"""A model from a config, a config file or a model name, and the model of a
+checkpoint."""
+__all__ = ['build_model', 'load_model']
+
+
+def build_model(config, checkpoint=None, seed=None, init=True):
+    """The config's model, built by mmpretrain's ``get_model`` (so the
+    config's top-level ``data_preprocessor`` reaches the model, as in
+    mmengine's Runner), then initialised or loaded.
+
+    Unlike ``get_model`` it loads every key or fails (``get_model`` loads
+    what matches and warns), and returns the model in training mode, as
+    ``MODELS.build`` and the Runner give it.
+
+    Args:
+        config (mmengine.Config | str): a config, a config file, or a
+            model name of ``mmpretrain.list_models('*randsac*')`` (after
+            ``import randsac_mm.registration``).
+        checkpoint (str | None): weights to load, every key (strict).
+        seed (int | None): seeds torch before the model is built, so the
+            same seed gives the same untrained model.
+        init (bool): run ``init_weights`` (False: as constructed, for what
+            needs only the shapes).
+
+    Returns:
+        torch.nn.Module: the model, initialised or loaded, on the CPU.
+    """
+    import torch
+    from mmengine.runner import load_checkpoint
+    from mmpretrain.apis import get_model
+
+    from .. import registration  # noqa: F401  (our modules and model names)
+    if seed is not None:
+        torch.manual_seed(seed)
+    model = get_model(config).train()
+    if init:
+        model.init_weights()
+    if checkpoint:
+        load_checkpoint(model, checkpoint, map_location='cpu', strict=True)
+    return model
+
+
+def load_model(checkpoint, config=None):
+    """The model of a pretraining or fine-tuning checkpoint, weights loaded.
+
+    Args:
+        checkpoint (str): an mmengine checkpoint.
+        config (str | None): its config (default: the one mmengine stored
+            in the checkpoint).
+
+    Returns:
+        tuple: (model in eval mode, its mmengine.Config).
+    """
+    import torch
+    from mmengine.config import Config
+
+    from ..checkpoint.loading import stored_config
+    state = torch.load(checkpoint, map_location='cpu')
+    cfg = Config.fromfile(config) if config else stored_config(state)
+    if cfg is None:
+        raise ValueError(f'{checkpoint} stores no config: give --config')
+    model = build_model(cfg, init=False)
+    model.load_state_dict(state.get('state_dict', state), strict=True)
+    return model.eval(), cfg

@@ -1,0 +1,50 @@
+"""Frozen-encoder evaluation: the one entry point that the demo, the
+study and ``tools/analysis/eval_frozen.py`` call."""
+from .frozen_features import extract_readout_features
+from .probe_seeds import check_probe_seeds, mean_over_probe_seeds
+from .readouts import read_out
+
+__all__ = ['evaluate_frozen']
+
+
+def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
+                    probe_epochs=90, seed=0, readouts=('linear', 'knn'),
+                    probe_seeds=None):
+    """Readouts of a frozen encoder: its features are extracted once
+    (:func:`extract_readout_features`), then read out (:func:`read_out`)
+    once, or once per probe seed.
+
+    Args:
+        model: an algorithm or classifier, weights loaded (build one from a
+            config and a checkpoint with ``randsac_mm.apis.build_model``);
+            see :func:`extract_features`.
+        train_loader: the labelled training images, without augmentation
+            (a test pipeline): the probes' training features and the k-NN's
+            neighbours (``labelled_loaders`` gives both loaders of a data
+            config).
+        test_loader: the labelled test images.
+        k, temperature: see :func:`knn_accuracy`.
+        probe_epochs (int): the linear and attentive probes' epochs.
+        seed (int): the probes' seed (initialisation and batch order).
+        readouts (tuple[str]): any of ``READOUTS``.
+        probe_seeds (list[int] | None): train the probes once per seed on
+            the same features and average (:func:`mean_over_probe_seeds`):
+            how much a probe's own seed moves its accuracy. None: once,
+            with ``seed``.
+
+    Returns:
+        dict: top-1 accuracies (%) ``linear``, ``knn``, ``attentive``, and
+        for 'layers' ``layer_linear`` (one per encoder layer) and
+        ``best_layer`` (1-based); ``feature_dim``; with ``probe_seeds``,
+        their means and what :func:`mean_over_probe_seeds` adds.
+    """
+    if probe_seeds is not None:
+        check_probe_seeds(probe_seeds)
+    features = extract_readout_features(model, train_loader, test_loader,
+                                        readouts)
+    options = dict(k=k, temperature=temperature, probe_epochs=probe_epochs)
+    if probe_seeds is None:
+        return read_out(features, readouts, seed=seed, **options)
+    return mean_over_probe_seeds(
+        [read_out(features, readouts, seed=s, **options)
+         for s in probe_seeds], probe_seeds)

@@ -1,0 +1,3 @@
+from .global_token_mse_loss import GlobalTokenMSELoss
+
+__all__ = ['GlobalTokenMSELoss']
