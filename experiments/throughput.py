@@ -49,7 +49,7 @@ from . import REPO_ROOT
 from .benchmark_io import machine_info, write_json
 
 __all__ = ['DEFAULT_VARIANTS', 'SETTINGS', 'VARIANTS', 'pool_passes',
-           'run_benchmark']
+           'run_benchmark', 'table_lines']
 
 
 # name: (pretraining config, CPU batch size).
@@ -283,25 +283,40 @@ def pool_passes(rows):
     return row
 
 
-def print_table(rows, macs):
+def _cell(value, spec):
+    """``value`` formatted, or '-' where it was not measured."""
+    return '-' if value is None else format(value, spec)
+
+
+def table_lines(rows, macs):
+    """The printed table: one line per row; '-' where a value was not
+    measured (no reference or MAE row timed for a ratio, no FLOP count for
+    the baselines, no --peak-tflops for MFU, no training memory on a
+    GPU)."""
     head = (f"{'setting':12s} {'dtype':5s} {'variant':20s} {'bs':>3s} "
             f"{'ms/iter':>8s} {'img/s':>7s} {'xref':>5s} {'xmae':>5s} "
             f"{'peak MiB':>8s} {'+train':>7s} {'GFLOP/s':>8s} {'MFU':>5s}")
-    print(head)
-    print('-' * len(head))
+    lines = [head, '-' * len(head)]
     for r in rows:
-        train = r.get('train_mem_mib')
-        mfu = r.get('mfu')
-        print(f"{r['setting']:12s} {r['dtype']:5s} {r['variant']:20s} "
-              f"{r['batch_size']:3d} {r['ms_per_iter']:8.1f} "
-              f"{r['images_per_s']:7.1f} {r.get('x_reference', 0):5.2f} "
-              f"{r.get('x_mae', 0):5.2f} {r['peak_mem_mib']:8.0f} "
-              f"{'-' if train is None else f'{train:.0f}':>7s} "
-              f"{r.get('gflops_per_s', 0):8.1f} "
-              f"{'-' if mfu is None else f'{mfu:.0%}':>5s}")
-    print('xref, xmae: images/s over the reference\'s / MAE\'s, same '
-          'setting and dtype. FLOPs per image (forward MACs): ' + ', '.join(
-              f'{k} {v / 1e9:.2f} G' for k, v in macs.items()))
+        lines.append(
+            f"{r['setting']:12s} {r['dtype']:5s} {r['variant']:20s} "
+            f"{r['batch_size']:3d} {r['ms_per_iter']:8.1f} "
+            f"{r['images_per_s']:7.1f} "
+            f"{_cell(r.get('x_reference'), '.2f'):>5s} "
+            f"{_cell(r.get('x_mae'), '.2f'):>5s} "
+            f"{r['peak_mem_mib']:8.0f} "
+            f"{_cell(r.get('train_mem_mib'), '.0f'):>7s} "
+            f"{_cell(r.get('gflops_per_s'), '.1f'):>8s} "
+            f"{_cell(r.get('mfu'), '.0%'):>5s}")
+    lines.append('xref, xmae: images/s over the reference\'s / MAE\'s, same '
+                 "setting and dtype ('-': not measured). FLOPs per image "
+                 '(forward MACs): ' + ', '.join(
+                     f'{k} {v / 1e9:.2f} G' for k, v in macs.items()))
+    return lines
+
+
+def print_table(rows, macs):
+    print('\n'.join(table_lines(rows, macs)))
 
 
 def run_benchmark(args):
@@ -324,7 +339,8 @@ def run_benchmark(args):
     macs = {s: forward_macs(s) for s in args.settings}
     rows, failed = [], []
     for setting in args.settings:
-        batch_size = args.batch_size or SETTINGS[setting][1]
+        batch_size = SETTINGS[setting][1] if args.batch_size is None \
+            else args.batch_size
         for dtype in args.dtypes:
             passes = {v: [] for v in variants}
             for i in range(args.passes):

@@ -1,10 +1,41 @@
-# Sourced by tools/dist_train.sh and tools/dist_test.sh before torchrun:
+# Sourced by tools/dist_train.sh, tools/dist_test.sh and
+# tools/slurm_train.sh.
+#
+#   default_python
+# Sets PYTHON, unless set: the active virtual environment's python
+# (VIRTUAL_ENV), else the checkout's .venv/bin/python when there is one
+# (where `make demo` and `make install` put torch), else `python`.
+#
 #   check_processes GPUS [tool arguments...]
 # GPUS must be a positive integer. Unless the arguments hold --device cpu
 # (on purpose: tests; GPUS gloo processes then), this machine must give
 # GPUS processes a usable CUDA GPU each: otherwise one line names the CUDA
 # problem (randsac_mm.apis.device) and the script exits 2, before torchrun
 # starts anything. Needs PYTHON and PYTHONPATH set.
+#
+#   dry_run TOOL [tool arguments...]
+# Runs TOOL's checks once (its --dry-run: config, checkpoints, dataloaders)
+# before torchrun starts GPUS processes that would each refuse the same
+# mistake, and torchrun would add its own traceback. Exits 2 on a refusal
+# (the tool's one line on stderr).
+default_python() {
+  local checkout
+  checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  if [ -z "${PYTHON:-}" ]; then
+    if [ -n "${VIRTUAL_ENV:-}" ] && [ -x "$VIRTUAL_ENV/bin/python" ]; then
+      PYTHON=$VIRTUAL_ENV/bin/python
+    elif [ -x "$checkout/.venv/bin/python" ]; then
+      PYTHON=$checkout/.venv/bin/python
+    else
+      PYTHON=python
+    fi
+  fi
+  if ! command -v "$PYTHON" >/dev/null 2>&1; then
+    echo "$0: error: PYTHON: no such command '$PYTHON'; set PYTHON to the python that has torch (e.g. .venv/bin/python)" >&2
+    exit 2
+  fi
+}
+
 check_processes() {
   local gpus=$1 device=cuda prev= arg
   shift
@@ -21,4 +52,10 @@ check_processes() {
   if [ "$device" = cuda ]; then
     "$PYTHON" -m randsac_mm.apis.device --prog "$0" --gpus "$gpus" || exit 2
   fi
+}
+
+dry_run() {
+  local status=0
+  "$PYTHON" "$@" --dry-run >/dev/null || status=$?
+  [ "$status" -eq 0 ] || exit "$status"
 }

@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # Multi-process evaluation with torchrun, one process per GPU.
-#   tools/dist_test.sh CONFIG CHECKPOINT GPUS [test.py args...]
+#   tools/dist_test.sh CONFIG CHECKPOINT GPUS [tools/test.py arguments]
 # Multi-node: set NNODES, NODE_RANK, MASTER_ADDR (and PORT) on every node.
 # With --device cpu, GPUS gloo processes; otherwise this machine must have
-# GPUS usable CUDA GPUs, checked before torchrun starts anything.
+# GPUS usable CUDA GPUs, checked before torchrun starts anything, as are
+# the config, the checkpoint and the arguments (tools/test.py --dry-run,
+# once). PYTHON: the python with torch (default: the active venv's, else
+# the checkout's .venv, else python).
 set -euo pipefail
+USAGE="usage: $0 CONFIG CHECKPOINT GPUS [tools/test.py arguments]"
+case ${1:-} in -h|--help) echo "$USAGE"; exit 0 ;; esac
 if [ $# -lt 3 ]; then
-  echo "usage: $0 CONFIG CHECKPOINT GPUS [tools/test.py arguments]" >&2
+  case $# in
+    0) missing="CONFIG, CHECKPOINT and GPUS are" ;;
+    1) missing="CHECKPOINT and GPUS are" ;;
+    *) missing="GPUS is" ;;
+  esac
+  echo "$0: error: $missing missing; $USAGE" >&2
   exit 2
 fi
 CONFIG=$1
@@ -18,11 +28,13 @@ NODE_RANK=${NODE_RANK:-0}
 PORT=${PORT:-29500}
 MASTER_ADDR=${MASTER_ADDR:-127.0.0.1}
 HERE=$(cd "$(dirname "$0")" && pwd)
-PYTHON=${PYTHON:-python}
 export PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}"
 # shellcheck source=tools/dist_check.sh
 . "$HERE/dist_check.sh"
+default_python
 check_processes "$GPUS" "$@"
+dry_run "$HERE/test.py" "$CONFIG" "$CHECKPOINT" --launcher pytorch \
+    "$@"
 
 exec "$PYTHON" -m torch.distributed.run \
     --nnodes="$NNODES" \

@@ -1,8 +1,8 @@
 """Chains pretraining, linear probing and fine-tuning for one config, and
 prints a results table.
 
-    python tools/pretrain_linear_finetune.py \
-        configs/pretrain/randsac_vit-tiny-p4_square-m2_8xb64-amp-800e_cifar10.py\
+    python tools/pretrain_linear_finetune.py \\
+        configs/pretrain/randsac_vit-tiny-p4_square-m2_8xb64-amp-800e_cifar10.py\\
         [LINEAR_CONFIG FINETUNE_CONFIG] --gpus 8
 
 The evaluation configs default to those the pretraining config names in its
@@ -14,6 +14,11 @@ then tools/test.py on its newest complete checkpoint
 (``randsac_mm.checkpoint.latest``); work goes to
 <work-dir>/{pretrain,linear,finetune}. --pretrain-checkpoint skips the
 pretraining stage. The table is also written to <work-dir>/results.json.
+
+Before the first stage starts it checks what would otherwise fail hours
+later, in a child process: the configs' kinds, the --*-options, the
+device, and that the evaluation configs' backbones fit the pretraining
+encoder (--pretrain-checkpoint's, or the pretraining config's model).
 """
 import argparse
 import json
@@ -22,43 +27,72 @@ import os.path as osp
 import subprocess
 import sys
 
-from randsac_mm.apis.device import DEVICES
-from randsac_mm.checkpoint.latest import latest_checkpoint
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    positive_int,
+    require_file,
+    require_kind,
+    run_tool,
+)
+from randsac_mm.apis.config import check_config_path
+from randsac_mm.apis.device import DEVICES, use_device_or_exit
 
+PROG = 'tools/pretrain_linear_finetune.py'
 HERE = osp.dirname(osp.abspath(__file__))
+STAGES = ('pretrain', 'linear', 'finetune')
+
+
+def key_value(text):
+    """argparse ``type`` of a --cfg-options entry: KEY=VALUE."""
+    if '=' not in text or text.startswith('='):
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is not KEY=VALUE (e.g. train_cfg.max_epochs=2)')
+    return text
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('pretrain_config')
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument('pretrain_config',
+                        help='the pretraining config (RandSAC, MAE)')
     parser.add_argument('linear_config', nargs='?',
-                        help="default: the pretraining config's "
-                        "eval_configs['linear']")
+                        help="the linear-probe config; None: the pretraining "
+                        "config's eval_configs['linear']")
     parser.add_argument('finetune_config', nargs='?',
-                        help="default: its eval_configs['finetune']")
-    parser.add_argument('--work-dir', help='default: work_dirs/<pretrain '
-                        'config name>_protocol')
-    parser.add_argument('--gpus', type=int, default=1,
+                        help="the fine-tune config; None: its "
+                        "eval_configs['finetune']")
+    parser.add_argument('--work-dir', help='where the stages write; None: '
+                        'work_dirs/<pretrain config name>_protocol')
+    parser.add_argument('--gpus', type=positive_int, default=1,
                         help='processes per stage (>1: tools/dist_train.sh)')
-    parser.add_argument('--pretrain-checkpoint',
-                        help='skip pretraining and start from this checkpoint')
+    parser.add_argument('--pretrain-checkpoint', metavar='CKPT',
+                        help='skip pretraining and start from this '
+                        'checkpoint of the pretraining config; None: '
+                        'pretrain first')
     parser.add_argument('--device', choices=DEVICES, default='cuda',
                         help="every stage's --device (tools/train.py): cuda "
-                        '(default) or cpu, on purpose')
-    for stage in ('pretrain', 'linear', 'finetune'):
+                        '(CUDA GPUs, checked here first) or cpu, on purpose')
+    for stage in STAGES:
         parser.add_argument(f'--{stage}-options', nargs='+', default=[],
-                            metavar='KEY=VALUE',
+                            type=key_value, metavar='KEY=VALUE',
                             help=f'--cfg-options of the {stage} stage')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='make the checks and stop before the first '
+                        'stage')
+    add_debug_arg(parser)
     return parser.parse_args(argv)
 
 
-def run(command):
-    print('+ ' + ' '.join(command), flush=True)
+def run(command, step):
+    print(f'[protocol {step}] + ' + ' '.join(command), flush=True)
     subprocess.run(command, check=True)
 
 
 def newest_checkpoint(work_dir):
     """The newest complete checkpoint a stage wrote."""
+    from randsac_mm.checkpoint.latest import latest_checkpoint
     checkpoint = latest_checkpoint(work_dir)
     if checkpoint is None:
         raise FileNotFoundError(f'{work_dir} has no checkpoint: did the '
@@ -66,7 +100,7 @@ def newest_checkpoint(work_dir):
     return checkpoint
 
 
-def train(config, work_dir, options, gpus, device):
+def train(config, work_dir, options, gpus, device, step):
     if gpus > 1:
         command = [osp.join(HERE, 'dist_train.sh'), config, str(gpus)]
     else:
@@ -74,63 +108,157 @@ def train(config, work_dir, options, gpus, device):
     command += ['--work-dir', work_dir, '--device', device]
     if options:
         command += ['--cfg-options'] + options
-    run(command)
+    run(command, step)
     return newest_checkpoint(work_dir)
 
 
-def test(config, checkpoint, work_dir, options, device):
+def test(config, checkpoint, work_dir, options, device, step):
     command = [sys.executable, osp.join(HERE, 'test.py'), config, checkpoint,
                '--work-dir', work_dir, '--device', device]
     if options:
         command += ['--cfg-options'] + options
-    run(command)
+    run(command, step)
     with open(osp.join(work_dir, 'test_metrics.json')) as f:
         return json.load(f)
 
 
-def default_eval_configs(args):
+def default_eval_configs(args, pretrain_cfg):
     """Fills the evaluation configs the pretraining config names."""
     if args.linear_config and args.finetune_config:
         return
-    from mmengine.config import Config
-    named = Config.fromfile(args.pretrain_config).get('eval_configs')
+    named = pretrain_cfg.get('eval_configs')
     if not named:
-        raise ValueError(
-            f'{args.pretrain_config} names no eval_configs: give '
-            'LINEAR_CONFIG and FINETUNE_CONFIG (small-scale configs are '
-            'evaluated with tools/analysis/eval_frozen.py)')
+        raise UserError(
+            f'pretrain_config: {args.pretrain_config} names no eval_configs:'
+            ' give LINEAR_CONFIG and FINETUNE_CONFIG (small-scale configs are'
+            ' evaluated with tools/analysis/eval_frozen.py)')
     args.linear_config = args.linear_config or named['linear']
     args.finetune_config = args.finetune_config or named['finetune']
 
 
+def check_up_front(args):
+    """Everything a later stage would refuse, checked before the first
+    starts (UserError naming the argument)."""
+    import tempfile
+
+    import torch
+    from mmengine.config import DictAction
+
+    from randsac_mm.apis.cli import check_collate
+    from randsac_mm.apis.config import read_config
+    from randsac_mm.apis.runner import (
+        build_model_for_checks,
+        check_pretrained_init,
+        read_checkpoint,
+    )
+    from randsac_mm.checkpoint.loading import PretrainedCheckpointError
+    pretrain_cfg = read_config(args.pretrain_config, 'pretrain_config')
+    require_kind(pretrain_cfg, ('pretraining', ), 'pretrain_config',
+                 args.pretrain_config)
+    default_eval_configs(args, pretrain_cfg)
+    eval_cfgs = {}
+    for stage in ('linear', 'finetune'):
+        argument = f'{stage}_config'
+        path = getattr(args, argument)
+        cfg = read_config(path, argument)
+        require_kind(cfg, ('classifier', ), argument, path)
+        cfg.merge_from_dict({
+            key: DictAction._parse_iterable(value) for key, value in (
+                kv.split('=', 1) for kv in getattr(args, f'{stage}_options'))
+        })
+        eval_cfgs[stage] = cfg
+    if args.pretrain_checkpoint is not None:
+        read_checkpoint(args.pretrain_checkpoint, '--pretrain-checkpoint')
+        encoder, source = args.pretrain_checkpoint, '--pretrain-checkpoint'
+    else:
+        check_collate(pretrain_cfg, ('train_dataloader', ),
+                      'pretrain_config')
+        encoder, source = None, 'pretrain_config'
+    with tempfile.TemporaryDirectory() as tmp:
+        if encoder is None:
+            # The pretraining model's keys and shapes, as its checkpoint
+            # will hold them.
+            encoder = osp.join(tmp, 'pretraining_model.pth')
+            model = build_model_for_checks(pretrain_cfg)
+            torch.save({'state_dict': model.state_dict(), 'meta': {}},
+                       encoder)
+            del model
+        for stage, cfg in eval_cfgs.items():
+            init_cfg = cfg.model.get('backbone', {}).get('init_cfg')
+            if not (isinstance(init_cfg, dict)
+                    and init_cfg.get('type') == 'Pretrained'):
+                raise UserError(
+                    f'{stage}_config: {getattr(args, stage + "_config")} '
+                    'does not initialise its backbone from a checkpoint '
+                    "(model.backbone.init_cfg type='Pretrained'): it would "
+                    'not evaluate the pretrained encoder')
+            init_cfg.checkpoint = encoder
+            try:
+                check_pretrained_init(cfg)
+            except PretrainedCheckpointError as e:
+                what = (repr(encoder) if source == '--pretrain-checkpoint'
+                        else f'the model of {args.pretrain_config}')
+                message = str(e).replace(
+                    f'init_cfg.checkpoint {encoder!r}', 'the encoder')
+                raise UserError(
+                    f'{source}: {stage}_config '
+                    f'{getattr(args, stage + "_config")} does not fit '
+                    f'{what}: {message}') from e
+
+
 def main(argv=None):
     args = parse_args(argv)
-    if not osp.isfile(args.pretrain_config):
-        raise FileNotFoundError(f'no such config {args.pretrain_config!r}')
-    default_eval_configs(args)
-    for path in (args.pretrain_config, args.linear_config,
-                 args.finetune_config):
-        if not osp.isfile(path):
-            raise FileNotFoundError(f'no such config {path!r}')
-    if args.gpus < 1:
-        raise ValueError(f'--gpus must be >= 1, got {args.gpus}')
+    # What needs no import first: a mistyped path stops at once.
+    for argument in ('pretrain_config', 'linear_config', 'finetune_config'):
+        if getattr(args, argument) is not None:
+            check_config_path(getattr(args, argument), argument)
+    if args.pretrain_checkpoint is not None:
+        require_file(args.pretrain_checkpoint, '--pretrain-checkpoint',
+                     'checkpoint file')
+    # The device next (as tools/train.py), before torch looks at GPUs: for
+    # cuda, --gpus processes must each have one.
+    use_device_or_exit(args.device, PROG, local_rank=args.gpus - 1)
+    import randsac_mm.registration  # noqa: F401  (registers our modules)
+    if args.work_dir and osp.exists(args.work_dir) and not osp.isdir(
+            args.work_dir):
+        raise UserError(f'--work-dir: {args.work_dir!r} is a file; give a '
+                        'directory (created if missing)')
+    check_up_front(args)
+    if args.dry_run:
+        print(f'{PROG}: the checks passed (dry run: nothing trained)')
+        return
     name = osp.splitext(osp.basename(args.pretrain_config))[0]
     work_dir = args.work_dir or osp.join('work_dirs', f'{name}_protocol')
     os.makedirs(work_dir, exist_ok=True)
-    checkpoint = args.pretrain_checkpoint or train(
-        args.pretrain_config, osp.join(work_dir, 'pretrain'),
-        args.pretrain_options, args.gpus, args.device)
-    results = {}
-    for stage, config, options in (
-            ('linear', args.linear_config, args.linear_options),
-            ('finetune', args.finetune_config, args.finetune_options)):
-        stage_dir = osp.join(work_dir, stage)
-        stage_options = [f'model.backbone.init_cfg.checkpoint={checkpoint}'
-                         ] + options
-        trained = train(config, stage_dir, stage_options, args.gpus,
-                        args.device)
-        results[stage] = test(config, trained, osp.join(stage_dir, 'test'),
-                              stage_options, args.device)
+    steps = 4 + (args.pretrain_checkpoint is None)
+    step = 0
+
+    def next_step():
+        nonlocal step
+        step += 1
+        return f'{step}/{steps}'
+
+    try:
+        checkpoint = args.pretrain_checkpoint or train(
+            args.pretrain_config, osp.join(work_dir, 'pretrain'),
+            args.pretrain_options, args.gpus, args.device, next_step())
+        results = {}
+        for stage, config, options in (
+                ('linear', args.linear_config, args.linear_options),
+                ('finetune', args.finetune_config, args.finetune_options)):
+            stage_dir = osp.join(work_dir, stage)
+            stage_options = [
+                f'model.backbone.init_cfg.checkpoint={checkpoint}'] + options
+            trained = train(config, stage_dir, stage_options, args.gpus,
+                            args.device, next_step())
+            results[stage] = test(config, trained,
+                                  osp.join(stage_dir, 'test'), stage_options,
+                                  args.device, next_step())
+    except subprocess.CalledProcessError as e:
+        print(f'{PROG}: error: step {step}/{steps} failed (exit code '
+              f'{e.returncode}; its output is above): {" ".join(e.cmd)}',
+              file=sys.stderr)
+        sys.exit(e.returncode if e.returncode > 0 else 1)
     with open(osp.join(work_dir, 'results.json'), 'w') as f:
         json.dump(dict(pretrain_config=args.pretrain_config,
                        checkpoint=checkpoint, **results), f, indent=2)
@@ -142,4 +270,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main, prog=PROG)

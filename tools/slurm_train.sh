@@ -6,10 +6,15 @@
 # Environment: GPUS (total, default 8), GPUS_PER_NODE (default 8),
 # CPUS_PER_TASK (default 16: the main config's 14 dataloader workers, the
 # main process and the pinning thread; docs/performance.md, "Data loading",
-# says how many workers a GPU needs), SRUN_ARGS (extra srun flags).
+# says how many workers a GPU needs), SRUN_ARGS (extra srun flags), PYTHON
+# (the python with torch; default: the active venv's, else the checkout's
+# .venv, else python).
 set -euo pipefail
+USAGE="usage: $0 PARTITION JOB_NAME CONFIG WORK_DIR [tools/train.py arguments]"
+case ${1:-} in -h|--help) echo "$USAGE"; exit 0 ;; esac
 if [ $# -lt 4 ]; then
-  echo "usage: $0 PARTITION JOB_NAME CONFIG WORK_DIR [tools/train.py arguments]" >&2
+  names=(PARTITION JOB_NAME CONFIG WORK_DIR)
+  echo "$0: error: missing ${names[*]:$#}; $USAGE" >&2
   exit 2
 fi
 PARTITION=$1
@@ -27,9 +32,23 @@ for name in GPUS GPUS_PER_NODE CPUS_PER_TASK; do
       exit 2 ;;
   esac
 done
+if [ "$GPUS" -lt "$GPUS_PER_NODE" ]; then
+  echo "$0: error: GPUS_PER_NODE ($GPUS_PER_NODE) is more than GPUS ($GPUS); set GPUS_PER_NODE=$GPUS for a job on part of a node" >&2
+  exit 2
+fi
 SRUN_ARGS=${SRUN_ARGS:-""}
 HERE=$(cd "$(dirname "$0")" && pwd)
-PYTHON=${PYTHON:-python}
+# shellcheck source=tools/dist_check.sh
+. "$HERE/dist_check.sh"
+default_python
+if ! command -v srun >/dev/null 2>&1; then
+  echo "$0: error: srun not found: this script submits to a Slurm cluster; on one machine use tools/dist_train.sh CONFIG GPUS" >&2
+  exit 2
+fi
+if [ ! -f "$CONFIG" ]; then
+  echo "$0: error: CONFIG: no such file '$CONFIG'; give a config file (configs/...)" >&2
+  exit 2
+fi
 
 # shellcheck disable=SC2086
 PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}" \

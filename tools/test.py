@@ -1,11 +1,20 @@
 """Evaluates a checkpoint on a config's test set and prints the metrics.
 
 Example:
-    python tools/test.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \
+    python tools/test.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \\
         work_dirs/vit-mini-p4_1xb64-10e_digits/epoch_10.pth --device cpu
 
 As tools/train.py, it runs on CUDA GPUs, and on the CPU only with
 ``--device cpu``.
+
+Before testing it builds the config's model and checks the checkpoint
+against it: a checkpoint that leaves any of the model's weights
+uninitialised (a pretraining checkpoint given to a linear-probe config
+would score an untrained head), holds another model's weights, or is no
+checkpoint at all is refused with one line naming the keys; so is a config
+without a test loop (a pretraining config). ``--dry-run`` makes only these
+checks (``tools/dist_test.sh`` runs it once before starting its
+processes).
 
 The last line printed is ``Test metrics: {...}`` (JSON); the same dict is
 written to ``<work_dir>/test_metrics.json``.
@@ -17,39 +26,104 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm.apis.config import add_common_args, load_run_config
+from randsac_mm.apis.cli import (
+    NEEDS_DEFAULT_COLLATE,
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    check_collate,
+    require_file,
+    require_kind,
+    run_tool,
+)
+from randsac_mm.apis.config import (
+    add_common_args,
+    check_config_path,
+    load_run_config,
+)
 from randsac_mm.apis.device import use_device_or_exit
+
+PROG = 'tools/test.py'
+TESTED_KINDS = ('classifier', 'segmentation', 'detection')
+
+
+def pkl_path(text):
+    """argparse ``type`` of ``--out``: a path ending with .pkl."""
+    if not text.endswith('.pkl'):
+        raise argparse.ArgumentTypeError(f'must end with .pkl, got {text!r}')
+    if osp.isdir(text):
+        raise argparse.ArgumentTypeError(f'{text!r} is a directory')
+    return text
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
-        description='Evaluate a checkpoint with a config\'s test_dataloader '
-        'and test_evaluator.')
-    parser.add_argument('config', help='path of the config file')
-    parser.add_argument('checkpoint', help='checkpoint file to evaluate')
+        prog=PROG, description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument(
+        'config',
+        help='the config of the model to test (a classifier: linear probe, '
+        'fine-tune or supervised; a segmentation or detection config)')
+    parser.add_argument(
+        'checkpoint',
+        help="a checkpoint of that config's model (tools/train.py's "
+        'epoch_N.pth or iter_N.pth)')
     parser.add_argument(
         '--out',
-        help='also dump the per-sample predictions to this .pkl file')
+        type=pkl_path,
+        help='also dump the per-sample predictions to this .pkl file (its '
+        'folder is created); None: no dump')
+    parser.add_argument(
+        '--dry-run',
+        action='store_true',
+        help='make the checks (config, checkpoint, device) and stop before '
+        'testing')
     add_common_args(parser)
+    add_debug_arg(parser)
     return parser.parse_args(argv)
+
+
+def check_config(cfg, args):
+    """What tools/test.py refuses before building the runner."""
+    from randsac_mm.apis.runner import check_checkpoint
+    kind = require_kind(
+        cfg, TESTED_KINDS, 'config', args.config,
+        hint={'pretraining': 'a pretraining config has no test loop; test '
+              'the classifier config you fine-tuned or linear-probed its '
+              'checkpoint with (its eval_configs), or evaluate the '
+              'checkpoint frozen with tools/analysis/eval_frozen.py',
+              'data': 'a data config has no model; test a model config '
+              'that includes it'})
+    lacking = [k for k in ('test_dataloader', 'test_cfg', 'test_evaluator')
+               if cfg.get(k) is None]
+    if lacking:
+        raise UserError(f'config: {osp.basename(args.config)} has no '
+                        f'{", ".join(lacking)}: no test loop; a tested config'
+                        ' sets test_dataloader, test_cfg and test_evaluator')
+    if kind in NEEDS_DEFAULT_COLLATE:
+        check_collate(cfg, ('test_dataloader', ), 'config')
+    check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test')
 
 
 def main(argv=None):
     args = parse_args(argv)
-    use_device_or_exit(args.device, 'tools/test.py')
+    # What needs no import first: a mistyped path stops at once.
+    check_config_path(args.config, 'config')
+    require_file(args.checkpoint, 'checkpoint', 'checkpoint file')
+    use_device_or_exit(args.device, PROG)
     from mmengine.dist import is_main_process
     from mmengine.runner import Runner
 
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
     from randsac_mm.apis.distributed import prepare_cpu_distributed
-    if not osp.isfile(args.checkpoint):
-        raise FileNotFoundError(
-            f'checkpoint: no such file {args.checkpoint!r}')
     cfg = load_run_config(args)
+    check_config(cfg, args)
+    if args.dry_run:
+        print(f'{PROG}: {args.config}, {args.checkpoint}: the checks passed '
+              '(dry run: nothing tested)', flush=True)
+        return
     cfg.load_from = args.checkpoint
     if args.out is not None:
-        if not args.out.endswith('.pkl'):
-            raise ValueError(f'--out must end with .pkl, got {args.out!r}')
+        os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
         cfg.test_evaluator = list(cfg.test_evaluator) if isinstance(
             cfg.test_evaluator, (list, tuple)) else [cfg.test_evaluator]
         cfg.test_evaluator.append(
@@ -67,4 +141,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main, prog=PROG)

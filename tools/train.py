@@ -5,8 +5,17 @@ It trains on CUDA GPUs, and on the CPU only with ``--device cpu``: without
 it, a process that finds no usable GPU stops before building anything and
 says why (``randsac_mm.apis.device``).
 
+Before building the runner it checks what would otherwise fail late or
+train the wrong thing, and stops with one line naming the argument: a
+config that is not a model config (a data config), a pretraining config
+whose dataloaders do not stack batches (``collate_fn``), a pretrained
+backbone checkpoint (``model.backbone.init_cfg.checkpoint``) that does not
+fit, ``--resume`` with no checkpoint in the work dir or with another
+model's checkpoint. ``--dry-run`` makes only these checks
+(``tools/dist_train.sh`` runs it once before starting its processes).
+
 Examples:
-    python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \
+    python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \\
         --device cpu
     tools/dist_train.sh configs/randsac_vit-b_in1k.py 8    # bf16 on the GPUs
     tools/dist_train.sh configs/randsac_vit-b_in1k.py 8 --amp-dtype float16
@@ -18,24 +27,44 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm.apis.config import add_common_args, load_run_config
+from randsac_mm.apis.cli import (
+    NEEDS_DEFAULT_COLLATE,
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    check_collate,
+    require_kind,
+    run_tool,
+)
+from randsac_mm.apis.config import (
+    add_common_args,
+    check_config_path,
+    load_run_config,
+)
 from randsac_mm.apis.device import use_device_or_exit
+
+PROG = 'tools/train.py'
+TRAINED_KINDS = ('pretraining', 'classifier', 'segmentation', 'detection')
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
-        description='Train a model (pretraining, linear probe, fine-tune, '
-        'segmentation or detection) from a config.')
-    parser.add_argument('config', help='path of the config file')
+        prog=PROG, description=__doc__, formatter_class=HelpFormatter)
+    parser.add_argument(
+        'config',
+        help='the config file of the model to train (pretraining, linear '
+        'probe, fine-tune, segmentation or detection), e.g. one under '
+        'configs/')
     parser.add_argument(
         '--resume',
         nargs='?',
         const='auto',
         default=None,
         metavar='CKPT',
-        help='resume training: alone, from the latest checkpoint in the work '
-        'dir; with a path, from that checkpoint (model, optimizer, scheduler,'
-        ' iteration and random state)')
+        help='resume training: alone, from the newest checkpoint in the work '
+        'dir (there must be one); with a path, from that checkpoint (model, '
+        'optimizer, scheduler, iteration and random state), which must hold '
+        "this config's model; None: start a new run")
     parser.add_argument(
         '--auto-scale-lr',
         action='store_true',
@@ -49,11 +78,17 @@ def parse_args(argv=None):
         '--amp-dtype',
         choices=['float16', 'bfloat16'],
         default=None,
-        help='autocast dtype; implies --amp. bfloat16 (the default): '
-        'autocast without loss scaling; float16 (CUDA only, for GPUs '
-        "without bf16): mmengine's AmpOptimWrapper with dynamic loss "
-        'scaling')
+        help='autocast dtype; implies --amp. bfloat16: autocast without '
+        'loss scaling; float16 (CUDA only, for GPUs without bf16): '
+        "mmengine's AmpOptimWrapper with dynamic loss scaling; None: the "
+        "config's precision (bfloat16 with --amp)")
+    parser.add_argument(
+        '--dry-run',
+        action='store_true',
+        help='make the checks (config, dataloaders, checkpoints, device) '
+        'and stop before building the runner')
     add_common_args(parser)
+    add_debug_arg(parser)
     return parser.parse_args(argv)
 
 
@@ -62,20 +97,22 @@ def apply_train_args(cfg, args):
     from randsac_mm.checkpoint.latest import latest_checkpoint
     if args.resume == 'auto':
         # Explicitly the newest complete checkpoint (mmengine would trust a
-        # last_checkpoint pointer a kill may have left stale); none: start.
+        # last_checkpoint pointer a kill may have left stale).
         cfg.resume = True
         cfg.load_from = latest_checkpoint(cfg.work_dir)
+        if cfg.load_from is None:
+            raise UserError(
+                f'--resume: no checkpoint in {cfg.work_dir} to resume from; '
+                'drop --resume to start a new run, or give the checkpoint '
+                '(--resume CKPT) or the run\'s --work-dir')
     elif args.resume is not None:
-        if not osp.isfile(args.resume):
-            raise FileNotFoundError(
-                f'--resume: no such checkpoint {args.resume!r}')
         cfg.resume = True
         cfg.load_from = args.resume
     if args.auto_scale_lr:
         if 'auto_scale_lr' not in cfg or 'base_batch_size' not in \
                 cfg.auto_scale_lr:
-            raise ValueError('--auto-scale-lr: the config has no '
-                             'auto_scale_lr.base_batch_size to scale from')
+            raise UserError('--auto-scale-lr: the config has no '
+                            'auto_scale_lr.base_batch_size to scale from')
         cfg.auto_scale_lr.enable = True
     if args.no_validate:
         cfg.val_cfg = None
@@ -84,13 +121,57 @@ def apply_train_args(cfg, args):
     return cfg
 
 
+def check_config(cfg, args):
+    """What tools/train.py refuses before building the runner (UserError,
+    or the library's ValueError naming the key)."""
+    import torch
+
+    from randsac_mm.apis.runner import (
+        check_checkpoint,
+        check_pretrained_init,
+        check_strategy,
+    )
+    kind = require_kind(
+        cfg, TRAINED_KINDS, 'config', args.config,
+        hint='a data config is a _base_ of model configs; train one that '
+        'includes it, e.g. configs/demo/vit-mini-p4_1xb64-10e_digits.py')
+    lacking = [k for k in ('train_dataloader', 'train_cfg', 'optim_wrapper')
+               if cfg.get(k) is None]
+    if lacking:
+        raise UserError(f'config: {osp.basename(args.config)} has no '
+                        f'{", ".join(lacking)}: nothing to train with; a '
+                        'training config sets train_dataloader, train_cfg '
+                        'and optim_wrapper')
+    if kind in NEEDS_DEFAULT_COLLATE:
+        check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')
+    check_strategy(cfg, torch.cuda.is_available())
+    check_pretrained_init(cfg)
+    strategy = cfg.get('strategy') or {}
+    if args.resume is not None and strategy.get('type') != \
+            'DeepSpeedStrategy':  # DeepSpeed's own format: it checks it
+        check_checkpoint(cfg, cfg.load_from, '--resume', 'resume')
+
+
 def main(argv=None):
     args = parse_args(argv)
-    use_device_or_exit(args.device, 'tools/train.py')
+    # What needs no import first: a mistyped path stops at once.
+    check_config_path(args.config, 'config')
+    # (A DeepSpeed checkpoint is a directory.)
+    if args.resume not in (None, 'auto') and not osp.exists(args.resume):
+        raise UserError(
+            f'--resume: no such checkpoint {args.resume!r}; give a .pth file '
+            'a run of this config saved, or --resume alone for the newest '
+            'one in the work dir')
+    use_device_or_exit(args.device, PROG)
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
     from randsac_mm.apis.distributed import prepare_cpu_distributed
     from randsac_mm.apis.runner import build_runner
     cfg = apply_train_args(load_run_config(args), args)
+    check_config(cfg, args)
+    if args.dry_run:
+        print(f'{PROG}: {args.config}: the checks passed (dry run: nothing '
+              'trained)', flush=True)
+        return
     if args.device == 'cpu' and cfg.get('strategy') is None:
         # FlexibleRunner starts its own group (and refuses the CPU).
         prepare_cpu_distributed(cfg, args.launcher)
@@ -99,4 +180,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main, prog=PROG)

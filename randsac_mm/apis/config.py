@@ -4,17 +4,70 @@ import os.path as osp
 
 from mmengine.config import Config, DictAction
 
+from .cli import UserError, require_file
 from .device import DEVICES
 
-__all__ = ['add_common_args', 'enable_amp', 'load_run_config', 'set_epochs']
+__all__ = ['CONFIG_SUFFIXES', 'CfgOptionsAction', 'add_common_args',
+           'check_config_path', 'enable_amp', 'load_run_config',
+           'read_config', 'set_epochs']
+
+CONFIG_SUFFIXES = ('.py', '.json', '.yaml', '.yml')
+
+
+class CfgOptionsAction(DictAction):
+    """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
+    refuses an entry without ``=`` as an argparse error naming the option,
+    where DictAction raises "not enough values to unpack"."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        for item in values or ():
+            key = item.split('=', 1)[0]
+            if '=' not in item or not key:
+                parser.error(f'argument {option_string}: {item!r} is not '
+                             'KEY=VALUE (e.g. train_cfg.max_epochs=2)')
+        try:
+            super().__call__(parser, namespace, values, option_string)
+        except Exception as e:  # a value DictAction cannot parse
+            parser.error(f'argument {option_string}: cannot read {values}: '
+                         f'{e}')
+
+
+def check_config_path(path, argument='config'):
+    """Raises UserError unless ``path`` is an existing config file (a
+    cheap check, before anything is imported or built)."""
+    require_file(path, argument, 'config file')
+    if not path.endswith(CONFIG_SUFFIXES):
+        suffixes = ', '.join(CONFIG_SUFFIXES)
+        raise UserError(
+            f'{argument}: {path!r} is not a config file ({suffixes}); '
+            'configs are under configs/ (a checkpoint given in its place?)')
+    return path
+
+
+def read_config(path, argument='config'):
+    """``Config.fromfile(path)``, a missing, mistyped or unreadable file
+    refused as a UserError naming ``argument``.
+
+    Returns:
+        mmengine.Config
+    """
+    check_config_path(path, argument)
+    try:
+        return Config.fromfile(path)
+    except SyntaxError as e:
+        raise UserError(f'{argument}: {path} is not valid Python: {e.msg} '
+                        f'(line {e.lineno})') from e
+    except FileNotFoundError as e:  # a _base_ it names
+        raise UserError(f'{argument}: {path} names a file that does not '
+                        f'exist: {e.filename}') from e
 
 
 def add_common_args(parser):
     """Adds the flags that training and testing share to ``parser``."""
     parser.add_argument(
         '--work-dir',
-        help='directory for logs and checkpoints (default: '
-        './work_dirs/<config name>)')
+        help='directory for logs and checkpoints; None: the config\'s '
+        'work_dir, else ./work_dirs/<config name>')
     parser.add_argument(
         '--amp',
         action='store_true',
@@ -26,17 +79,19 @@ def add_common_args(parser):
     parser.add_argument(
         '--cfg-options',
         nargs='+',
-        action=DictAction,
-        help='override config entries, xxx=yyy pairs merged into the config,'
-        ' e.g. train_dataloader.batch_size=32 '
-        "model.backbone.arch.num_layers=2 'key=[a,b]'")
+        action=CfgOptionsAction,
+        metavar='KEY=VALUE',
+        help='override config entries, KEY=VALUE pairs merged into the '
+        'config, e.g. train_dataloader.batch_size=32 '
+        "model.backbone.arch.num_layers=2 'key=[a,b]'; None: the config "
+        'as written')
     parser.add_argument(
         '--device',
         choices=DEVICES,
         default='cuda',
-        help='cuda (default): CUDA GPUs; a process without a usable one '
-        'stops before building anything, naming the CUDA problem. cpu: on '
-        'purpose (tests, the demo), hiding any GPU from the run')
+        help='cuda: CUDA GPUs; a process without a usable one stops before '
+        'building anything, naming the CUDA problem. cpu: on purpose '
+        '(tests, the demo), hiding any GPU from the run')
     parser.add_argument(
         '--launcher',
         choices=['none', 'pytorch', 'slurm'],
@@ -56,13 +111,14 @@ def load_run_config(args):
         mmengine.Config: the merged config, with ``launcher`` and
         ``work_dir`` set.
     """
-    if not osp.isfile(args.config):
-        raise FileNotFoundError(f'config: no such file {args.config!r}')
-    cfg = Config.fromfile(args.config)
+    cfg = read_config(args.config, 'config')
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
     cfg.launcher = args.launcher
     if args.work_dir is not None:
+        if osp.exists(args.work_dir) and not osp.isdir(args.work_dir):
+            raise UserError(f'--work-dir: {args.work_dir!r} is a file; give '
+                            'a directory (created if missing)')
         cfg.work_dir = args.work_dir
     elif cfg.get('work_dir') is None:
         cfg.work_dir = osp.join('./work_dirs',

@@ -1,29 +1,43 @@
 """Export a checkpoint's encoder to timm and to Hugging Face transformers.
 
-Both exports compute our frozen feature, the average of the final-normed
-patch tokens, from normalised images of the pretraining size:
+Both exports compute the encoder's feature as the model computes it
+(:func:`feature_spec`): for a pretraining model and an encoder with
+``out_type='featmap'`` (RandSAC's, the probes' and fine-tuning's), the
+average of the final-normed patch tokens; for mmpretrain's
+``out_type='avg_featmap'``, the average, then the norm ``ln2``; for
+``out_type='cls_token'``, the final-normed class token. What the other
+library cannot compute is refused (``ValueError``, naming why) rather than
+exported as another feature:
 
 - timm: ``model.safetensors`` and ``timm_model.json`` (the
-  ``timm.create_model`` name and arguments: ``class_token``, ``global_pool
-  ='avg'``, ``fc_norm=False``: the final norm on every token, then the
-  average, as ours; ``num_classes=0``; and the normalisation);
+  ``timm.create_model`` name and arguments: ``class_token``,
+  ``global_pool`` 'avg' or 'token', ``fc_norm``: the norm after the
+  average (``ln2``) or ``final_norm``: the norm on every token (``ln1``);
+  ``num_classes=0``; and the normalisation). timm's ViT has one of the two
+  norms, never both: an encoder with ``final_norm=True`` and
+  ``out_type='avg_featmap'`` is refused;
 - transformers: ``save_pretrained`` of a ``ViTModel`` when the encoder has
   a class token (MAE), else of an ``IJepaModel``, transformers' ViT
   without one (a ``ViTModel`` always prepends a class token, which every
   patch token would attend to: another function); plus
   ``preprocessor_config.json``. The feature is the mean of
-  ``last_hidden_state`` over the patch tokens.
+  ``last_hidden_state`` over the patch tokens (``last_hidden_state[:, 0]``
+  for ``out_type='cls_token'``). Its ViT always norms every token and has
+  no norm after pooling: an encoder without ``final_norm`` or with
+  ``out_type='avg_featmap'`` is refused.
 
 Files on disk only: no hub, no download. The tensors keep their values and
 take the other library's names (``encoder_shape`` says what the other ViT
 needs, ``timm_state_dict`` and ``hf_state_dict`` rename); torch only, the
 model is given (``randsac_mm.apis.load_model`` builds it from a checkpoint).
+The neck and head (a classifier's, a probe's BatchNorm) are not exported.
 """
 import json
 import os
 import os.path as osp
 
-__all__ = ['encoder_shape', 'export_hf', 'export_timm', 'hf_state_dict',
+__all__ = ['check_exportable', 'describe_feature', 'encoder_shape',
+           'export_hf', 'export_timm', 'feature_spec', 'hf_state_dict',
            'timm_state_dict']
 
 # timm's registered ViT whose defaults the exported arguments override.
@@ -39,12 +53,27 @@ def encoder_shape(backbone):
 
     Returns:
         dict: ``img_size`` (h, w), ``patch_size``, ``embed_dims``,
-        ``num_layers``, ``num_heads``, ``mlp_ratio``, ``class_token``.
+        ``num_layers``, ``num_heads``, ``mlp_ratio``, ``class_token``, and
+        the feature, :func:`feature_spec`'s ``pool``, ``token_norm`` and
+        ``pooled_norm``.
 
     Raises:
-        ValueError: a ViT these exports cannot express (layer scale, a
-            non-square patch, pre-norm of the embeddings).
+        ValueError: a ViT these exports cannot express (not a
+            VisionTransformer, layer scale, a non-square patch, pre-norm of
+            the embeddings, attention without bias, norms other than
+            LayerNorm with eps 1e-6, an activation other than exact GELU,
+            a feature from an inner layer).
     """
+    from torch import nn
+
+    # mmpretrain's VisionTransformer, by what it has (this package imports
+    # torch and mmengine only).
+    if not all(hasattr(backbone, name) for name in (
+            'patch_embed', 'pos_embed', 'layers', 'pre_norm', 'out_type',
+            'out_indices')):
+        raise ValueError(f'export: the encoder is a {type(backbone).__name__}'
+                         "; the exports take mmpretrain's VisionTransformer "
+                         '(RandSACViT, MAEViT)')
     first = backbone.layers[0]
     ffn = first.ffn.layers[0][0]
     scales = [first.attn.gamma1, getattr(first.ffn, 'gamma2', None)]
@@ -56,12 +85,110 @@ def encoder_shape(backbone):
     if type(backbone.pre_norm).__name__ != 'Identity':
         raise ValueError('export: a norm before the first block (pre_norm) '
                          'is not supported')
+    if first.attn.qkv.bias is None:
+        raise ValueError('export: attention without bias (qkv_bias=False) '
+                         'is not supported; the exported ViTs have one')
+    for name, module in backbone.named_modules():
+        if isinstance(module, nn.modules.batchnorm._NormBase) or (
+                isinstance(module, nn.LayerNorm) and module.eps != 1e-6):
+            raise ValueError(
+                f'export: norm {name} is {module}; the exported ViTs take '
+                'LayerNorm with eps 1e-6 (norm_cfg=dict(type=\'LN\', '
+                'eps=1e-6))')
+    activation = first.ffn.layers[0][1]
+    if not (isinstance(activation, nn.GELU)
+            and activation.approximate == 'none'):
+        raise ValueError(f'export: the activation is {activation}; the '
+                         'exported ViTs take exact GELU')
+    last = len(backbone.layers) - 1
+    if list(backbone.out_indices)[-1:] not in ([last], [-1]):
+        raise ValueError(
+            f'export: the feature comes from layer(s) {backbone.out_indices}'
+            f'; the exported ViTs give the last one\'s ({last}): set '
+            'out_indices=-1')
     return dict(img_size=tuple(backbone.img_size), patch_size=kernel[0],
                 embed_dims=backbone.embed_dims,
                 num_layers=len(backbone.layers),
                 num_heads=first.attn.num_heads,
                 mlp_ratio=ffn.out_features / backbone.embed_dims,
-                class_token=backbone.cls_token is not None)
+                class_token=backbone.cls_token is not None,
+                **feature_spec(backbone))
+
+
+def feature_spec(backbone):
+    """The feature the encoder gives, as its ``out_type`` and
+    ``final_norm`` make it (mmpretrain's ``VisionTransformer.
+    _format_output``; a pretraining model and a classifier's
+    GlobalAveragePooling average the 'featmap' and 'raw' tokens).
+
+    Returns:
+        dict: ``pool``: 'avg' (the patch tokens averaged) or 'token' (the
+        class token); ``token_norm``: the final norm ``ln1`` on every
+        token (``final_norm``); ``pooled_norm``: the norm ``ln2`` on the
+        average (``out_type='avg_featmap'``).
+    """
+    out_type = getattr(backbone, 'out_type', 'featmap')
+    return dict(pool='token' if out_type == 'cls_token' else 'avg',
+                token_norm=bool(getattr(backbone, 'final_norm', True)),
+                pooled_norm=out_type == 'avg_featmap')
+
+
+def describe_feature(shape, target):
+    """The exported model's feature, in words, for ``target`` 'timm' or
+    'hf'."""
+    if target == 'timm':
+        return 'model(images), [B, C]'
+    if shape['pool'] == 'token':
+        return 'last_hidden_state[:, 0], the class token'
+    return ('last_hidden_state[:, 1:].mean(1)' if shape['class_token']
+            else 'last_hidden_state.mean(1)') + ', the averaged patch tokens'
+
+
+def _timm_feature(shape):
+    """timm's ``global_pool``, ``fc_norm`` and ``final_norm`` for the
+    feature, or ValueError."""
+    if shape['token_norm'] and shape['pooled_norm']:
+        raise ValueError(
+            'export to timm: this encoder norms every token (final_norm='
+            "True, ln1) and their average (out_type='avg_featmap', ln2); "
+            "timm's ViT has one of the two norms, never both, so it would "
+            'give another feature. Exportable: an encoder with one of them '
+            "(out_type='featmap' or 'cls_token', or final_norm=False)")
+    return dict(global_pool=shape['pool'], fc_norm=shape['pooled_norm'],
+                final_norm=shape['token_norm'] or shape['pooled_norm'])
+
+
+def _check_hf_feature(shape):
+    """ValueError when transformers' ViT cannot give the feature."""
+    instead = '' if shape['token_norm'] and shape['pooled_norm'] else \
+        ' Export it to timm (--to timm) instead'
+    if shape['pooled_norm']:
+        raise ValueError(
+            "export to transformers: this encoder norms the averaged tokens "
+            "(out_type='avg_featmap', ln2); transformers' ViT has no norm "
+            'after pooling (its layernorm norms every token), so it would '
+            f'give another feature.{instead}')
+    if not shape['token_norm']:
+        raise ValueError(
+            'export to transformers: this encoder has no final norm '
+            "(final_norm=False); transformers' ViT always norms the last "
+            f'hidden state, so it would give another feature.{instead}')
+
+
+def check_exportable(backbone, target):
+    """Raises ValueError (naming why) unless ``backbone``'s feature can be
+    exported to ``target`` ('timm' or 'hf'); returns its
+    :func:`encoder_shape`."""
+    shape = encoder_shape(backbone)
+    if target == 'timm':
+        _timm_feature(shape)
+    else:
+        _check_hf_feature(shape)
+        h, w = shape['img_size']
+        if h != w:
+            raise ValueError(f'export to transformers: the ViT there needs '
+                             f'a square image, the encoder takes {h}x{w}')
+    return shape
 
 
 def _layer_entries(state, i):
@@ -84,7 +211,8 @@ def _pair(out, prefix, tensors):
 def timm_state_dict(state, shape):
     """``state`` (the backbone's own state dict) under the names of timm's
     ``VisionTransformer(class_token=shape['class_token'], num_classes=0,
-    global_pool='avg', fc_norm=False)``."""
+    **_timm_feature(shape))``: the final norm ``ln1`` as ``norm``, or
+    ``ln2``, the norm after the average, as ``fc_norm``."""
     out = {'pos_embed': state['pos_embed']}
     if shape['class_token']:
         out['cls_token'] = state['cls_token']
@@ -96,7 +224,10 @@ def timm_state_dict(state, shape):
                              ('proj', 'attn.proj'), ('norm2', 'norm2'),
                              ('fc1', 'mlp.fc1'), ('fc2', 'mlp.fc2')):
             _pair(out, f'blocks.{i}.{theirs}', layer[ours])
-    _pair(out, 'norm', (state['ln1.weight'], state['ln1.bias']))
+    if shape.get('pooled_norm'):
+        _pair(out, 'fc_norm', (state['ln2.weight'], state['ln2.bias']))
+    elif shape.get('token_norm', True):
+        _pair(out, 'norm', (state['ln1.weight'], state['ln1.bias']))
     return {k: v.contiguous() for k, v in out.items()}
 
 
@@ -140,15 +271,17 @@ def export_timm(model, cfg, out_dir):
     """Writes ``model.safetensors`` and ``timm_model.json``; returns the
     ``timm.create_model`` keyword arguments."""
     from safetensors.torch import save_file
-    shape = encoder_shape(model.backbone)
+    shape = check_exportable(model.backbone, 'timm')
     state = timm_state_dict(model.backbone.state_dict(), shape)
     mean, std = _normalisation(cfg)
+    feature = _timm_feature(shape)
+    if feature['final_norm']:
+        del feature['final_norm']  # timm's default; older timm lacks it
     kwargs = dict(img_size=list(shape['img_size']),
                   patch_size=shape['patch_size'],
                   embed_dim=shape['embed_dims'], depth=shape['num_layers'],
                   num_heads=shape['num_heads'], mlp_ratio=shape['mlp_ratio'],
-                  class_token=shape['class_token'], global_pool='avg',
-                  fc_norm=False, num_classes=0)
+                  class_token=shape['class_token'], num_classes=0, **feature)
     os.makedirs(out_dir, exist_ok=True)
     save_file(state, osp.join(out_dir, 'model.safetensors'))
     with open(osp.join(out_dir, 'timm_model.json'), 'w') as f:
@@ -170,11 +303,8 @@ def export_hf(model, cfg, out_dir):
         ViTImageProcessor,
         ViTModel,
     )
-    shape = encoder_shape(model.backbone)
+    shape = check_exportable(model.backbone, 'hf')
     h, w = shape['img_size']
-    if h != w:
-        raise ValueError(f'export to transformers: the ViT there needs a '
-                         f'square image, the encoder takes {h}x{w}')
     config_cls, model_cls = (ViTConfig, ViTModel) if shape['class_token'] \
         else (IJepaConfig, IJepaModel)
     config = config_cls(

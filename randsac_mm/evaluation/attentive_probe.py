@@ -72,7 +72,7 @@ class AttentivePoolingHead(nn.Module):
 def attentive_probe_accuracy(train_tokens, train_labels, test_tokens,
                              test_labels, epochs=90, warmup_epochs=10,
                              batch_size=256, lr=3e-3, weight_decay=0.05,
-                             num_heads=4, seed=0):
+                             num_heads=4, seed=0, tick=None):
     """Top-1 accuracy (%) of an attentive probe on frozen tokens.
 
     Args:
@@ -87,6 +87,8 @@ def attentive_probe_accuracy(train_tokens, train_labels, test_tokens,
             (not the query).
         num_heads (int): attention heads.
         seed (int): seeds the initialisation and the batch order.
+        tick (Callable[[], None] | None): called after each epoch
+            (progress).
 
     Returns:
         float: accuracy in percent.
@@ -106,5 +108,5 @@ def attentive_probe_accuracy(train_tokens, train_labels, test_tokens,
         [dict(params=decayed), dict(params=[head.query], weight_decay=0.0)],
         lr=lr, weight_decay=weight_decay)
     train_on_features(head, optimizer, train_tokens, train_labels, epochs,
-                      warmup_epochs, batch_size, lr, generator)
+                      warmup_epochs, batch_size, lr, generator, tick)
     return held_out_accuracy(head, test_tokens, test_labels)

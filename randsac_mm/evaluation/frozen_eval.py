@@ -2,6 +2,7 @@
 study and ``tools/analysis/eval_frozen.py`` call."""
 from .frozen_features import extract_readout_features
 from .probe_seeds import check_probe_seeds, mean_over_probe_seeds
+from .progress import progress_reporter, with_prefix
 from .readouts import read_out
 
 __all__ = ['evaluate_frozen']
@@ -9,7 +10,7 @@ __all__ = ['evaluate_frozen']
 
 def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
                     probe_epochs=90, seed=0, readouts=('linear', 'knn'),
-                    probe_seeds=None):
+                    probe_seeds=None, progress=None):
     """Readouts of a frozen encoder: its features are extracted once
     (:func:`extract_readout_features`), then read out (:func:`read_out`)
     once, or once per probe seed.
@@ -31,6 +32,10 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
             the same features and average (:func:`mean_over_probe_seeds`):
             how much a probe's own seed moves its accuracy. None: once,
             with ``seed``.
+        progress: None or False (quiet), True (progress bars on stderr:
+            each pass over a loader per batch, each probe per epoch, the
+            k-NN per chunk), or a callable ``(title, total) -> tick``; see
+            :func:`~randsac_mm.evaluation.progress.progress_reporter`.
 
     Returns:
         dict: top-1 accuracies (%) ``linear``, ``knn``, ``attentive``, and
@@ -40,11 +45,14 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
     """
     if probe_seeds is not None:
         check_probe_seeds(probe_seeds)
+    report = progress_reporter(progress)
     features = extract_readout_features(model, train_loader, test_loader,
-                                        readouts)
+                                        readouts, progress=report)
     options = dict(k=k, temperature=temperature, probe_epochs=probe_epochs)
     if probe_seeds is None:
-        return read_out(features, readouts, seed=seed, **options)
+        return read_out(features, readouts, seed=seed, progress=report,
+                        **options)
     return mean_over_probe_seeds(
-        [read_out(features, readouts, seed=s, **options)
+        [read_out(features, readouts, seed=s, progress=with_prefix(
+            report, f'probe seed {s}: '), **options)
          for s in probe_seeds], probe_seeds)

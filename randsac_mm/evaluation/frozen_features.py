@@ -1,10 +1,11 @@
 """The features of a frozen encoder that the readouts read."""
 import torch
 
+from .progress import progress_reporter
 from .readouts import READOUTS
 
 __all__ = ['extract_features', 'extract_layer_features',
-           'extract_readout_features']
+           'extract_readout_features', 'stacked']
 
 
 def pooled(features):
@@ -18,18 +19,53 @@ def pooled(features):
     return features
 
 
-def _batches(model, dataloader):
-    """(preprocessed images, labels) of each batch, model in eval mode."""
+def stacked(batch):
+    """A batch as ``default_collate`` gives it, from either collation.
+
+    mmengine's default ``collate_fn``, ``pseudo_collate`` (what a data
+    config without ``collate_fn`` gets), gives the images as a list, one
+    [C, H, W] tensor each (or one list of views each); ``default_collate``
+    stacks them into [B, C, H, W] (a list of such tensors, one per view).
+    The images are stacked here as ``default_collate`` stacks them, so
+    both give the same features.
+
+    Raises:
+        ValueError: the images of the batch differ in size.
+    """
+    inputs = batch['inputs']
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        return batch
+    first = inputs[0]
+    if isinstance(first, (list, tuple)):  # views per image: the first
+        images = [views[0] for views in inputs]
+    elif isinstance(first, torch.Tensor) and first.dim() == 3:
+        images = list(inputs)
+    else:  # default_collate of views: a list of [B, C, H, W]
+        return batch
+    sizes = sorted({tuple(image.shape) for image in images})
+    if len(sizes) > 1:
+        raise ValueError(
+            f'the images of a batch differ in size ({sizes[:4]}): the data '
+            "config's test pipeline must bring them to one size (e.g. "
+            'ResizeEdge and CenterCrop)')
+    return dict(batch, inputs=torch.stack(images))
+
+
+def _batches(model, dataloader, tick=None):
+    """(preprocessed images, labels) of each batch, model in eval mode;
+    ``tick()`` after each batch."""
     model.eval()
     for batch in dataloader:
-        data = model.data_preprocessor(batch, False)
+        data = model.data_preprocessor(stacked(batch), False)
         inputs = data['inputs']
         images = inputs[0] if isinstance(inputs, list) else inputs
         yield images, [int(s.gt_label[0]) for s in data['data_samples']]
+        if tick is not None:
+            tick()
 
 
 @torch.no_grad()
-def extract_features(model, dataloader, tokens=False):
+def extract_features(model, dataloader, tokens=False, tick=None):
     """Runs the model's encoder over a labelled data loader.
 
     Args:
@@ -37,15 +73,18 @@ def extract_features(model, dataloader, tokens=False):
             ``MAE``, ...) or classifier: its ``data_preprocessor`` normalises
             the batch and its ``extract_feat`` gives the encoder output.
         dataloader: yields mmpretrain batches whose data samples carry
-            ``gt_label``.
+            ``gt_label``, collated by ``default_collate`` or mmengine's
+            default ``pseudo_collate`` (see :func:`stacked`).
         tokens (bool): keep the last layer's tokens [N, L, C] (a feature
             map's positions, raster order) instead of their average [N, C].
+        tick (Callable[[], None] | None): called after each batch
+            (progress).
 
     Returns:
         tuple: features float32 and labels int64 [N], on the CPU.
     """
     features, labels = [], []
-    for images, batch_labels in _batches(model, dataloader):
+    for images, batch_labels in _batches(model, dataloader, tick):
         out = model.extract_feat(images)
         out = out[-1] if isinstance(out, tuple) else out
         if tokens and out.dim() == 2:  # pooled (RandSAC): the feature map
@@ -63,9 +102,10 @@ def extract_features(model, dataloader, tokens=False):
 
 
 @torch.no_grad()
-def extract_layer_features(model, dataloader):
+def extract_layer_features(model, dataloader, tick=None):
     """Every encoder layer's tokens, final-normed (the features RandSAC's
-    decoder reads) and averaged: [N, num_layers, C].
+    decoder reads) and averaged: [N, num_layers, C]; ``tick()`` after each
+    batch.
 
     The patch tokens only: a class token (``num_extra_tokens``) is left
     out, as in the last-layer feature.
@@ -79,7 +119,7 @@ def extract_layer_features(model, dataloader):
     norm = backbone.ln1
     features, labels = [], []
     try:
-        for images, batch_labels in _batches(model, dataloader):
+        for images, batch_labels in _batches(model, dataloader, tick):
             outputs.clear()
             model.extract_feat(images)
             per_layer = [norm(x[:, extra:]).mean(1) for x in outputs]
@@ -92,13 +132,15 @@ def extract_layer_features(model, dataloader):
 
 
 def extract_readout_features(model, train_loader, test_loader,
-                             readouts=('linear', 'knn')):
+                             readouts=('linear', 'knn'), progress=None):
     """The features ``readouts`` read, extracted once.
 
     Args:
         model: see :func:`extract_features`.
         train_loader, test_loader: see :func:`evaluate_frozen`.
         readouts (tuple[str]): any of ``READOUTS``.
+        progress: a stage per pass over a loader, ticked per batch; see
+            :func:`~randsac_mm.evaluation.progress.progress_reporter`.
 
     Returns:
         dict: ``(train, test)`` pairs of (features, labels) tuples, under
@@ -108,16 +150,34 @@ def extract_readout_features(model, train_loader, test_loader,
     unknown = sorted(set(readouts) - set(READOUTS))
     if unknown:
         raise ValueError(f'readouts: unknown {unknown}; allowed: {READOUTS}')
-    loaders = (train_loader, test_loader)
+    report = progress_reporter(progress)
+
+    def passes(what, extract):
+        """``extract(loader, tick)`` of the training and test loaders."""
+        out = []
+        for name, loader in (('training', train_loader),
+                             ('test', test_loader)):
+            tick = None
+            if report is not None:
+                batches = len(loader)
+                tick = report(
+                    f'{what} of the {len(loader.dataset)} {name} images '
+                    f'({batches} batch{"es" if batches > 1 else ""})',
+                    batches)
+            out.append(extract(loader, tick))
+        return tuple(out)
+
     features = {}
     if 'linear' in readouts or 'knn' in readouts:
-        features['pooled'] = tuple(extract_features(model, loader)
-                                   for loader in loaders)
+        features['pooled'] = passes(
+            'features', lambda loader, tick: extract_features(
+                model, loader, tick=tick))
     if 'attentive' in readouts:
-        features['tokens'] = tuple(
-            extract_features(model, loader, tokens=True)
-            for loader in loaders)
+        features['tokens'] = passes(
+            'last-layer tokens', lambda loader, tick: extract_features(
+                model, loader, tokens=True, tick=tick))
     if 'layers' in readouts:
-        features['layers'] = tuple(extract_layer_features(model, loader)
-                                   for loader in loaders)
+        features['layers'] = passes(
+            "every layer's features", lambda loader, tick:
+            extract_layer_features(model, loader, tick=tick))
     return features

@@ -11,7 +11,7 @@ __all__ = ['knn_accuracy']
 
 
 def knn_accuracy(train_features, train_labels, test_features, test_labels,
-                 k=20, temperature=0.07, chunk=1024):
+                 k=20, temperature=0.07, chunk=1024, tick=None):
     """Top-1 accuracy (%) of the weighted cosine k-NN classifier.
 
     Args:
@@ -22,6 +22,8 @@ def knn_accuracy(train_features, train_labels, test_features, test_labels,
         k (int): neighbours that vote (20, as DINO's default).
         temperature (float): sharpness of the vote weights (0.07).
         chunk (int): test features compared at once (bounds memory).
+        tick (Callable[[], None] | None): called after each chunk
+            (progress).
 
     Returns:
         float: accuracy in percent.
@@ -41,4 +43,6 @@ def knn_accuracy(train_features, train_labels, test_features, test_labels,
         votes.scatter_add_(1, train_labels[neighbour],
                            (similarity / temperature).exp())
         correct += (votes.argmax(1) == test_labels[start:start + chunk]).sum()
+        if tick is not None:
+            tick()
     return 100.0 * float(correct) / len(test_features)

@@ -26,7 +26,7 @@ __all__ = ['linear_probe_accuracy']
 
 def linear_probe_accuracy(train_features, train_labels, test_features,
                           test_labels, epochs=90, warmup_epochs=10,
-                          batch_size=256, base_lr=0.1, seed=0):
+                          batch_size=256, base_lr=0.1, seed=0, tick=None):
     """Top-1 accuracy (%) of a linear probe on frozen features.
 
     Args:
@@ -39,6 +39,8 @@ def linear_probe_accuracy(train_features, train_labels, test_features,
         batch_size (int): mini-batch size; lr = base_lr x batch_size / 256.
         base_lr (float): the paper's 0.1.
         seed (int): seeds the initialisation and the batch order.
+        tick (Callable[[], None] | None): called after each epoch
+            (progress).
 
     Returns:
         float: accuracy in percent.
@@ -57,5 +59,5 @@ def linear_probe_accuracy(train_features, train_labels, test_features,
     optimizer = torch.optim.SGD(probe.parameters(), lr=lr, momentum=0.9,
                                 weight_decay=0)
     train_on_features(probe, optimizer, train_features, train_labels, epochs,
-                      warmup_epochs, batch_size, lr, generator)
+                      warmup_epochs, batch_size, lr, generator, tick)
     return held_out_accuracy(probe, test_features, test_labels)

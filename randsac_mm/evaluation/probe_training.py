@@ -16,7 +16,7 @@ def check_schedule(epochs, warmup_epochs):
 
 
 def train_on_features(model, optimizer, inputs, labels, epochs,
-                      warmup_epochs, batch_size, lr, generator):
+                      warmup_epochs, batch_size, lr, generator, tick=None):
     """Trains ``model`` with cross-entropy on cached inputs: shuffled
     mini-batches drawn with ``generator``, the learning rate of every group
     set to ``lr`` x (linear warmup over ``warmup_epochs``, then cosine decay
@@ -25,6 +25,8 @@ def train_on_features(model, optimizer, inputs, labels, epochs,
     Args:
         inputs (torch.Tensor): [N, ...], cast to float per batch.
         labels (torch.Tensor): int64 [N].
+        tick (Callable[[], None] | None): called after each epoch
+            (progress).
     """
     steps_per_epoch = math.ceil(len(inputs) / batch_size)
     total, warmup = epochs * steps_per_epoch, warmup_epochs * steps_per_epoch
@@ -49,6 +51,8 @@ def train_on_features(model, optimizer, inputs, labels, epochs,
             loss.backward()
             optimizer.step()
             step += 1
+        if tick is not None:
+            tick()
 
 
 @torch.no_grad()

@@ -3,6 +3,7 @@ tables, and running them."""
 from .attentive_probe import attentive_probe_accuracy
 from .knn import knn_accuracy
 from .linear_probe import linear_probe_accuracy
+from .progress import progress_reporter
 
 __all__ = ['ACCURACY_READOUTS', 'READOUTS', 'best_layer', 'read_out',
            'readout_title']
@@ -16,6 +17,7 @@ __all__ = ['ACCURACY_READOUTS', 'READOUTS', 'best_layer', 'read_out',
 # The first three each give one top-1 accuracy, under their own name.
 ACCURACY_READOUTS = ('linear', 'knn', 'attentive')
 READOUTS = ACCURACY_READOUTS + ('layers', )
+KNN_CHUNK = 1024  # test features the k-NN compares at once
 
 
 def readout_title(readout, k=20):
@@ -30,7 +32,7 @@ def readout_title(readout, k=20):
 
 
 def read_out(features, readouts=('linear', 'knn'), k=20, temperature=0.07,
-             probe_epochs=90, seed=0):
+             probe_epochs=90, seed=0, progress=None):
     """The readouts of :func:`extract_readout_features`' features.
 
     Args:
@@ -38,10 +40,18 @@ def read_out(features, readouts=('linear', 'knn'), k=20, temperature=0.07,
             ``readouts``.
         readouts, k, temperature, probe_epochs, seed: see
             :func:`~randsac_mm.evaluation.evaluate_frozen`.
+        progress: a stage per readout, ticked per probe epoch (per k-NN
+            chunk); see :func:`~randsac_mm.evaluation.progress.
+            progress_reporter`.
 
     Returns:
         dict: see :func:`~randsac_mm.evaluation.evaluate_frozen`.
     """
+    report = progress_reporter(progress)
+
+    def tick(title, total):
+        return None if report is None else report(title, total)
+
     warmup = min(10, probe_epochs // 9)
     probe = dict(epochs=probe_epochs, warmup_epochs=warmup, seed=seed)
     result = {}
@@ -49,24 +59,41 @@ def read_out(features, readouts=('linear', 'knn'), k=20, temperature=0.07,
         train, test = features['pooled']
         result['feature_dim'] = int(train[0].shape[1])
         if 'linear' in readouts:
-            result['linear'] = linear_probe_accuracy(*train, *test, **probe)
+            result['linear'] = linear_probe_accuracy(
+                *train, *test, **probe, tick=tick(
+                    f'linear probe: {epochs(probe_epochs)} on '
+                    f'{len(train[0])} features', probe_epochs))
         if 'knn' in readouts:
-            result['knn'] = knn_accuracy(*train, *test, k=k,
-                                         temperature=temperature)
+            chunks = -(-len(test[0]) // KNN_CHUNK)
+            result['knn'] = knn_accuracy(
+                *train, *test, k=k, temperature=temperature,
+                chunk=KNN_CHUNK, tick=tick(
+                    f'{readout_title("knn", k)}: {len(test[0])} test '
+                    'images', chunks))
     if 'attentive' in readouts:
         train, test = features['tokens']
         result['feature_dim'] = int(train[0].shape[-1])
-        result['attentive'] = attentive_probe_accuracy(*train, *test,
-                                                       **probe)
+        result['attentive'] = attentive_probe_accuracy(
+            *train, *test, **probe, tick=tick(
+                f'attentive probe: {epochs(probe_epochs)} on '
+                f'{len(train[0])} x {train[0].shape[1]} tokens',
+                probe_epochs))
     if 'layers' in readouts:
         train, test = features['layers']
+        layers = train[0].shape[1]
         result['feature_dim'] = int(train[0].shape[-1])
+        every_epoch = tick(f'linear probes of the {layers} layers: {layers} '
+                           f'x {epochs(probe_epochs)}', layers * probe_epochs)
         result['layer_linear'] = [
             linear_probe_accuracy(train[0][:, i], train[1], test[0][:, i],
-                                  test[1], **probe)
-            for i in range(train[0].shape[1])]
+                                  test[1], **probe, tick=every_epoch)
+            for i in range(layers)]
         result['best_layer'] = best_layer(result['layer_linear'])
     return result
+
+
+def epochs(count):
+    return f'{count} epoch{"s" if count != 1 else ""}'
 
 
 def best_layer(layer_accuracies):

@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 from ..segments import SegmentSpec, make_layout  # noqa: E402
 from .layout_pictures import reveal_frames, save_gif, square_crop, token_map  # noqa
 
-__all__ = ['hierarchy_figure', 'reveal_gif', 'schemes_figure']
+__all__ = ['hierarchy_figure', 'reveal_gif', 'schemes_figure', 'spec_title']
 
 PALETTE = plt.get_cmap('tab10').colors
 
@@ -51,36 +51,92 @@ def centroids(layout, side):
     return sums / np.bincount(layout.segment_ids)[:, None]
 
 
+def spec_title(spec):
+    """How the figures label a layout: 'random square M=2, 16 -> 4',
+    'raster patch', 'random blob K=11'."""
+    options = dict(spec.options)
+    parts = []
+    if 'square_size' in options:
+        parts.append(f"M={options.pop('square_size')}")
+    if 'num_segments' in options:
+        parts.append(f"K={options.pop('num_segments')}")
+    hierarchy = options.pop('hierarchy', ())
+    if hierarchy:
+        parts.append(' -> '.join(map(str, (spec.nominal_segments, )
+                                     + tuple(hierarchy))))
+    if options.pop('exact_counts', False):
+        parts.append('exact counts')
+    parts += [f'{k}={v}' for k, v in options.items() if v]
+    if not spec.coherent:
+        parts.append('shuffled')
+    return f'{spec.serialization} {spec.segment}' + (
+        ' ' + ', '.join(parts) if parts else '')
+
+
+def _replaces(layout, segment, serialization):
+    """Whether the config's ``layout`` takes the place of this panel."""
+    if layout is None or layout.segment != segment:
+        return False
+    return segment != 'patch' or layout.serialization == serialization
+
+
 def schemes_figure(image, grid, rng, path, square_size=3, num_segments=11,
-                   pixel_grid=32, input_size=None):
+                   pixel_grid=32, input_size=None, layout=None):
     """The paper's Figure 2: the original and five prediction orders
     (raster pixel, raster patch, random patch, square, blob) of one image
-    [side, side, 3] on the token ``grid``."""
+    [side, side, 3] on the token ``grid``.
+
+    Args:
+        square_size, num_segments (int): the square and blob panels' M and
+            K.
+        input_size (int | None): the input side the label of the original
+            names (default: the image's).
+        layout (SegmentSpec | None): a config's own layout: it takes the
+            place of the panel of its scheme (for 'patch', of its
+            serialization), labelled with its options and '(config)'.
+
+    Returns:
+        list[str]: the panels' titles.
+    """
     side = image.shape[0]
     pixel = square_crop(image, pixel_grid)
-    panels = [
-        ('(b) raster pixel', pixel,
-         SegmentSpec((pixel_grid, ) * 2, 'patch',
-                     serialization='raster')),
-        ('(c) raster patch', image, SegmentSpec(grid, 'patch',
-                                                serialization='raster')),
-        ('(d) random patch', image, SegmentSpec(grid, 'patch')),
-        (f'(e) random square M={square_size}', image,
-         SegmentSpec(grid, 'square', square_size=square_size)),
-        (f'(f) random blob K={num_segments}', image,
-         SegmentSpec(grid, 'blob', num_segments=num_segments)),
+    # (image, grid, segment, serialization, options) of each panel; the
+    # config's layout takes its scheme's place (not the pixel panel's).
+    arguments = [
+        (pixel, (pixel_grid, ) * 2, 'patch', 'raster', {}),
+        (image, grid, 'patch', 'raster', {}),
+        (image, grid, 'patch', 'random', {}),
+        (image, grid, 'square', 'random', dict(square_size=square_size)),
+        (image, grid, 'blob', 'random', dict(num_segments=num_segments)),
     ]
+    panels = []
+    for index, (img, on, segment, serialization, options) in enumerate(
+            arguments):
+        letter = 'bcdef'[index]
+        if index == 0:
+            spec = SegmentSpec(on, segment, serialization=serialization)
+            title = 'raster pixel'
+        elif _replaces(layout, segment, serialization):
+            spec, title = layout, f'{spec_title(layout)} (config)'
+        else:
+            spec = SegmentSpec(on, segment, serialization=serialization,
+                               **options)
+            title = spec_title(spec)
+        panels.append((f'({letter}) {title}', img, spec))
     fig, axes = plt.subplots(1, 6, figsize=(15, 2.9))
     axes[0].imshow(image)
-    axes[0].set_title(f'(a) original {input_size or side}px', fontsize=9)
+    titles = [f'(a) original {input_size or side}px']
+    axes[0].set_title(titles[0], fontsize=9)
     axes[0].axis('off')
     for ax, (title, img, spec) in zip(axes[1:], panels):
         draw_order_panel(ax, img, make_layout(spec, rng), title)
+        titles.append(title)
     fig.suptitle('Prediction order (dark: first, bright: last; numbers: '
                  'step)', fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return titles
 
 
 def partition_colours(layout, side):
@@ -103,48 +159,63 @@ def partition_colours(layout, side):
 
 
 def hierarchy_figure(image, grid, rng, path, square_size=3, hierarchy=(4, ),
-                     num_segments=11):
+                     num_segments=11, layout=None):
     """The paper's Figure 3: square and blob hierarchies of one image, a
     colour per partition, shades for its segments, arrows along the
-    prediction order."""
+    prediction order.
+
+    Args:
+        layout (SegmentSpec | None): a config's own square or blob layout,
+            drawn instead of the panel of its scheme.
+
+    Returns:
+        list[str]: the panels' titles.
+    """
     side = image.shape[0]
-    specs = [
-        (f'square {grid[0] * grid[1] // square_size**2} -> '
-         f'{"->".join(map(str, hierarchy))}',
-         SegmentSpec(grid, 'square', square_size=square_size,
-                     hierarchy=tuple(hierarchy))),
-        (f'blob {num_segments} -> {max(2, num_segments // 2)}',
-         SegmentSpec(grid, 'blob', num_segments=num_segments,
-                     hierarchy=(max(2, num_segments // 2), ))),
-    ]
+    arguments = [('square', dict(square_size=square_size,
+                                 hierarchy=tuple(hierarchy))),
+                 ('blob', dict(num_segments=num_segments,
+                               hierarchy=(max(2, num_segments // 2), )))]
+    specs = []
+    for segment, options in arguments:
+        if _replaces(layout, segment, 'random'):
+            specs.append((layout, f'{spec_title(layout)} (config)'))
+        else:
+            spec = SegmentSpec(grid, segment, **options)
+            specs.append((spec, spec_title(spec)))
     fig, axes = plt.subplots(1, 3, figsize=(10, 3.6))
     axes[0].imshow(image)
     axes[0].set_title('original', fontsize=9)
-    for ax, (title, spec) in zip(axes[1:], specs):
-        layout = make_layout(spec, rng)
+    titles = ['original']
+    for ax, (spec, title) in zip(axes[1:], specs):
+        drawn = make_layout(spec, rng)
         ax.imshow(image)
-        ax.imshow(partition_colours(layout, side), alpha=0.7)
-        points = centroids(layout, side)[layout.order]
+        ax.imshow(partition_colours(drawn, side), alpha=0.7)
+        points = centroids(drawn, side)[drawn.order]
         for (y0, x0), (y1, x1) in zip(points[:-1], points[1:]):
             ax.annotate('', xy=(x1, y1), xytext=(x0, y0),
                         arrowprops=dict(arrowstyle='->', color='black',
                                         lw=1.3))
         ax.plot(points[0, 1], points[0, 0], 'o', color='white', mec='black')
-        ax.set_title(f'{title}: colour = partition, shade = segment',
-                     fontsize=8)
+        title = f'{title}\ncolour = partition, shade = segment'
+        ax.set_title(title, fontsize=8)
+        titles.append(title)
     for ax in axes:
         ax.axis('off')
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches='tight')
     plt.close(fig)
+    return titles
 
 
 def reveal_gif(image, grid, rng, path, square_size=3, hierarchy=(4, ),
-               gif_side=256, frame_ms=250):
-    """The image revealed segment by segment in prediction order."""
-    layout = make_layout(
-        SegmentSpec(grid, 'square', square_size=square_size,
-                    hierarchy=tuple(hierarchy)), rng)
+               gif_side=256, frame_ms=250, layout=None):
+    """The image revealed segment by segment in prediction order: a square
+    layout (``square_size``, ``hierarchy``), or ``layout`` (a config's
+    own, a SegmentSpec)."""
+    if layout is None:
+        layout = SegmentSpec(grid, 'square', square_size=square_size,
+                             hierarchy=tuple(hierarchy))
+    drawn = make_layout(layout, rng)
     big = square_crop(image, gif_side - gif_side % grid[0])
-    save_gif(reveal_frames(big, layout.token_rank, grid), path,
-             frame_ms)
+    save_gif(reveal_frames(big, drawn.token_rank, grid), path, frame_ms)

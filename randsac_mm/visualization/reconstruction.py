@@ -136,7 +136,7 @@ def dataset_images(cfg, count):
 
 
 def write_reconstructions(model, generator, images, names, out_dir, seed=0,
-                          title=None):
+                          title=None, progress=None):
     """A model's predictions of ``images``: ``reconstruction.png``
     (original, serialization, prediction) and ``<name>_reveal.gif`` each.
 
@@ -149,6 +149,9 @@ def write_reconstructions(model, generator, images, names, out_dir, seed=0,
         names (list[str]): one per image, for the GIFs.
         seed (int): seeds the layouts (the generator draws from numpy).
         title (str): the figure's title.
+        progress (Callable | None): ``progress(title, total)`` returns a
+            ``tick()``, called after the prediction and after each file
+            (e.g. ``randsac_mm.evaluation.ProgressBars()``); None: quiet.
 
     Returns:
         list[str]: the files written.
@@ -157,11 +160,19 @@ def write_reconstructions(model, generator, images, names, out_dir, seed=0,
     import os.path as osp
 
     from .layout_pictures import square_crop
+    def tick():
+        pass
+
+    if progress is not None:
+        tick = progress(f'predicting {len(images)} images, writing '
+                        f'reconstruction.png and {len(images)} GIFs to '
+                        f'{out_dir}', len(images) + 2)
     side = model.backbone.img_size[0]
     images = np.stack([square_crop(image, side) for image in images])
     np.random.seed(seed)  # the generator draws from numpy's state
     ranks = np.stack([generator(dict())['token_rank'] for _ in images])
     predictions = predict_images(model, images, ranks)
+    tick()
     os.makedirs(out_dir, exist_ok=True)
     scale = max(1, 128 // side)
     grid = model.backbone.patch_resolution
@@ -169,9 +180,11 @@ def write_reconstructions(model, generator, images, names, out_dir, seed=0,
     reconstruction_figure(images, ranks, predictions, grid, figure,
                           title or 'every segment but the first predicted '
                           'from the earlier ones', scale)
+    tick()
     written = [figure]
     for name, prediction, rank in zip(names, predictions, ranks):
         gif = osp.join(out_dir, f'{name}_reveal.gif')
         save_reveal_gif(prediction, rank, grid, gif, scale)
         written.append(gif)
+        tick()
     return written

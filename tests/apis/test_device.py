@@ -114,7 +114,10 @@ def run(args):
 @no_cuda_here
 @pytest.mark.parametrize('tool', ['tools/train.py', 'tools/test.py'])
 def test_without_cuda_a_tool_stops_before_building_anything(tool, tmp_path):
-    extra = [MAIN] if tool == 'tools/train.py' else [MAIN, 'x.pth']
+    # test.py checks that the checkpoint exists first (it reads it later).
+    checkpoint = tmp_path / 'x.pth'
+    checkpoint.write_bytes(b'')
+    extra = [MAIN] if tool == 'tools/train.py' else [MAIN, str(checkpoint)]
     proc, _ = run([sys.executable, tool, *extra, '--work-dir',
                    str(tmp_path / 'w')])
     assert proc.returncode == 2

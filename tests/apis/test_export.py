@@ -111,3 +111,100 @@ def test_a_checkpoint_without_config_needs_one(tmp_path):
     torch.save(dict(state_dict={}), path)
     with pytest.raises(ValueError, match='stores no config: give --config'):
         load_model(path)
+
+
+SUPERVISED = f'{REPO_ROOT}/configs/demo/vit-mini-p4_1xb64-10e_digits.py'
+
+
+def supervised_vit(tmp_path, out_type, final_norm, with_cls_token=False):
+    """A checkpoint of the demo's supervised ViT classifier (mmpretrain's
+    VisionTransformer) with the given output, every weight moved off its
+    initial value (the norms' too: ln2 must matter)."""
+    cfg = Config.fromfile(SUPERVISED)
+    cfg.model.backbone.update(out_type=out_type, final_norm=final_norm,
+                              with_cls_token=with_cls_token)
+    if out_type == 'featmap':
+        cfg.model.neck = dict(type='GlobalAveragePooling')
+    model = build_model(cfg, seed=0)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    path = tmp_path / f'{out_type}-{final_norm}.pth'
+    torch.save(dict(state_dict=model.state_dict(),
+                    meta=dict(cfg=cfg.pretty_text)), path)
+    return path
+
+
+def timm_model(folder):
+    import timm
+    meta = json.loads((folder / 'timm_model.json').read_text())
+    return timm.create_model(
+        meta['model_name'], pretrained=True, pretrained_cfg_overlay=dict(
+            file=str(folder / 'model.safetensors')), **meta['kwargs']).eval()
+
+
+# (out_type, final_norm, class token): the timm feature, the transformers
+# one ('refused': the format cannot compute it).
+SUPERVISED_CASES = [
+    # mmpretrain's MAE fine-tuning: no norm on the tokens, ln2 on their
+    # average: timm's fc_norm; transformers' ViT norms every token.
+    ('avg_featmap', False, False, 'fc_norm', 'refused'),
+    ('cls_token', True, True, 'token', 'token'),
+    ('featmap', False, False, 'avg', 'refused'),
+    # ln1 on every token and ln2 on their average: no timm ViT has both.
+    ('avg_featmap', True, False, 'refused', 'refused'),
+]
+
+
+@pytest.mark.parametrize('out_type, final_norm, cls, timm_kind, hf_kind',
+                         SUPERVISED_CASES)
+def test_a_supervised_vit_exports_its_own_feature_or_is_refused(
+        tmp_path, out_type, final_norm, cls, timm_kind, hf_kind):
+    """The exported model computes the classifier's feature (its
+    ``extract_feat``: ln2 of the average for 'avg_featmap', the class
+    token for 'cls_token'), or the export is refused, naming why."""
+    from transformers import AutoModel
+    model, cfg = load_model(supervised_vit(tmp_path, out_type, final_norm,
+                                           cls))
+    images = torch.randn(3, 3, 32, 32)
+    with torch.no_grad():
+        ours = model.extract_feat(images)[-1]
+    assert ours.shape == (3, 128)
+    if timm_kind == 'refused':
+        with pytest.raises(ValueError, match='timm.s ViT has one of the two '
+                           'norms, never both'):
+            export_timm(model, cfg, tmp_path / 'timm')
+        assert not (tmp_path / 'timm').exists()
+    else:
+        kwargs = export_timm(model, cfg, tmp_path / 'timm')
+        assert kwargs['fc_norm'] == (timm_kind == 'fc_norm')
+        assert kwargs['global_pool'] == ('token' if timm_kind == 'token'
+                                         else 'avg')
+        with torch.no_grad():
+            torch.testing.assert_close(timm_model(tmp_path / 'timm')(images),
+                                       ours, rtol=1e-5, atol=1e-5)
+    if hf_kind == 'refused':
+        with pytest.raises(ValueError, match='export to transformers'):
+            export_hf(model, cfg, tmp_path / 'hf')
+        assert not (tmp_path / 'hf').exists()
+    else:
+        export_hf(model, cfg, tmp_path / 'hf')
+        hf = AutoModel.from_pretrained(tmp_path / 'hf').eval()
+        with torch.no_grad():
+            tokens = hf(pixel_values=images).last_hidden_state
+        torch.testing.assert_close(tokens[:, 0], ours, rtol=1e-5, atol=1e-5)
+
+
+def test_ln2_matters_in_the_supervised_export(tmp_path):
+    """Guards the test above: the fc_norm export with ln2 left out (what
+    the export gave before) differs from the model's feature."""
+    model, cfg = load_model(supervised_vit(tmp_path, 'avg_featmap', False))
+    images = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        ours = model.extract_feat(images)[-1]
+        model.backbone.ln2.weight.fill_(1.0)
+        model.backbone.ln2.bias.zero_()
+    export_timm(model, cfg, tmp_path / 'timm')
+    with torch.no_grad():
+        assert not torch.allclose(timm_model(tmp_path / 'timm')(images),
+                                  ours, atol=1e-3)

@@ -2,6 +2,7 @@
 import pytest
 from mmengine.config import Config
 
+from randsac_mm.apis.cli import UserError
 from randsac_mm.apis.runner import check_strategy
 
 FSDP = 'configs/pretrain/randsac_vit-large-p16_square-16to4_16xb256-amp-' \
@@ -27,10 +28,10 @@ def test_the_fsdp_config_is_accepted_on_gpus():
     (dict(launcher='none'), True, ValueError,
      'FSDPStrategy shards the model over processes: launch with '
      'tools/dist_train.sh'),
-    ({}, False, RuntimeError, 'FSDPStrategy needs CUDA GPUs'),
+    ({}, False, UserError, 'FSDPStrategy needs CUDA GPUs'),
     (dict(optim_wrapper=dict(type='AmpOptimWrapper')), True, ValueError,
      'AmpOptimWrapper .* does not scale sharded gradients'),
-    (dict(strategy=dict(type='DeepSpeedStrategy')), True, (ImportError,
+    (dict(strategy=dict(type='DeepSpeedStrategy')), True, (UserError,
                                                            ValueError),
      'DeepSpeedStrategy needs'),
 ])

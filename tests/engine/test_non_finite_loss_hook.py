@@ -62,3 +62,31 @@ def test_finite_losses_pass():
     NonFiniteLossHook().after_train_iter(None, 0, outputs={
         'loss': torch.tensor(1.5)})
     NonFiniteLossHook().after_train_iter(None, 0, outputs={})
+
+
+def test_a_loss_that_requires_grad_is_read_without_a_warning():
+    """The training loss is attached to the graph: reading it must not
+    warn (float() of a tensor that requires grad does)."""
+    import warnings
+
+    from randsac_mm.engine import NonFiniteLossHook
+    weight = torch.ones(3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        NonFiniteLossHook().after_train_iter(None, 0, outputs={
+            'loss': (weight * 2).sum()})
+    with pytest.raises(FloatingPointError, match='non-finite training loss '
+                       'inf'), warnings.catch_warnings():
+        warnings.simplefilter('error')
+        NonFiniteLossHook().after_train_iter(_Runner(), 0, outputs={
+            'loss': (weight * float('inf')).sum()})
+
+
+class _Runner:
+    """What the hook reads of mmengine's Runner when the loss diverges."""
+    iter, epoch = 6, 1
+
+    class message_hub:
+        @staticmethod
+        def get_info(key):
+            return 'work_dirs/x/epoch_1.pth'

@@ -57,9 +57,30 @@ def test_benchmark_writes_rows_ratios_and_flops(tmp_path):
         rows['ours']['images_per_s'] * macs * 6 / 1e9)
 
 
-@pytest.mark.parametrize('flag', ['--passes', '--iters', '--repeats'])
+@pytest.mark.parametrize('flag', ['--passes', '--iters', '--repeats',
+                                  '--batch-size'])
 def test_benchmark_refuses_non_positive_counts(flag):
     proc = subprocess.run([sys.executable, SCRIPT, flag, '0'], cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
-    assert f'{flag} must be at least 1, got 0' in proc.stderr
+    assert f'argument {flag}: must be >= 1, got 0' in proc.stderr
+
+
+def test_unmeasured_columns_print_a_dash_not_zero():
+    """A row without a reference or MAE timed beside it, a baseline's
+    FLOP/s and MFU without --peak-tflops were not measured: '-', never
+    0.00."""
+    rows = [dict(setting='vit-t-cifar', dtype='fp32', variant='ours',
+                 batch_size=2, ms_per_iter=10.0, images_per_s=200.0,
+                 peak_mem_mib=100.0, gflops_per_s=1.5),
+            dict(setting='vit-t-cifar', dtype='fp32', variant='reference',
+                 batch_size=2, ms_per_iter=20.0, images_per_s=100.0,
+                 peak_mem_mib=90.0, train_mem_mib=10.0, x_reference=1.0)]
+    head, _, ours, reference, _ = benchmark.table_lines(
+        rows, {'vit-t-cifar': 1e8})
+    cells = ours.split()
+    assert '0.00' not in cells
+    # xref, xmae, +train and MFU of ours; xmae, GFLOP/s and MFU of the
+    # reference.
+    assert cells[6:8] == ['-', '-'] and cells[9] == '-' and cells[11] == '-'
+    assert reference.split()[6:] == ['1.00', '-', '90', '10', '-', '-']

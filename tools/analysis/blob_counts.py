@@ -22,7 +22,13 @@ import os.path as osp
 import sys
 from glob import glob
 
-from randsac_mm.apis.cli import positive_int
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    positive_int,
+    run_tool,
+)
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # This tool's code is in the checkout's experiments/ package, not in the
@@ -33,16 +39,25 @@ ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
     parser.add_argument('configs', nargs='*',
-                        help='pretraining configs (default: every blob one)')
+                        help='RandSAC pretraining configs with blob segments '
+                        '(default: every one under configs/)')
     parser.add_argument('--samples', type=positive_int, default=10000,
-                        help='layouts sampled per config (default 10000)')
+                        help='layouts sampled per config')
     parser.add_argument('--exact-counts', action='store_true',
                         help='measure the exact_counts=True option')
-    parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument('--out', default='work_dirs/blob_counts.json')
-    return parser.parse_args(argv)
+    parser.add_argument('--seed', type=int, default=0,
+                        help='seed of the sampled layouts')
+    parser.add_argument('--out', default='work_dirs/blob_counts.json',
+                        help='JSON file for the results')
+    add_debug_arg(parser)
+    args = parser.parse_args(argv)
+    for path in args.configs:
+        if not osp.isfile(path):
+            parser.error(f'argument configs: no such file: {path!r}')
+    return args
 
 
 def main(argv=None):
@@ -56,14 +71,24 @@ def main(argv=None):
     paths = args.configs or sorted(
         p for p in glob(osp.join(ROOT, 'configs', '**', '*.py'),
                         recursive=True) if '_base_' not in p)
+    generators = blob_generators(paths, args.exact_counts)
+    if not generators:
+        raise UserError(
+            'configs: none of the given configs is a RandSAC pretraining '
+            "config with blob segments (segment='blob'); give such configs, "
+            'or none for every one under configs/')
+    if args.configs:  # told, not silently dropped
+        kept = {path for path, _ in generators}
+        for path in args.configs:
+            if path not in kept:
+                print(f'skipped {path}: not a RandSAC pretraining config '
+                      'with blob segments', flush=True)
     results = {}
-    for path, generator in blob_generators(paths, args.exact_counts):
+    for path, generator in generators:
         stats = count_statistics(generator, args.samples, args.seed)
         name = osp.relpath(path, osp.join(ROOT, 'configs'))
         results[name] = stats
         print(f'{name}: {summary_line(stats)}', flush=True)
-    if not results:
-        raise SystemExit('no blob pretraining config among the given ones')
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     with open(args.out, 'w') as f:
         json.dump(dict(samples=args.samples, seed=args.seed,
@@ -73,4 +98,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

@@ -5,60 +5,90 @@ The encoder is the pretraining config's own backbone (RandSAC, its
 two-stream variant through all its layers, mmpretrain's MAE, ...), so any
 checkpoint of that config evaluates without an evaluation config of
 matching shape. Labelled data come from a data config with a
-``train_dataloader`` and a ``test_dataloader`` without augmentation (e.g.
-``configs/_base_/datasets/fashion-mnist.py``, ``mnist5k.py``).
+``train_dataloader`` and a ``test_dataloader`` (e.g.
+``configs/_base_/datasets/mnist5k.py``, ``fashion-mnist.py``, or one
+written for training a classifier, such as ``digits.py``): the training
+images go through the test loader's pipeline, unshuffled (no
+augmentation), and loaders with or without
+``collate_fn=dict(type='default_collate')`` give the same features.
 
     python tools/analysis/eval_frozen.py CONFIG CHECKPOINT --data DATA_CONFIG
         [--probe linear knn attentive layers] [--k 20] [--temperature 0.07]
         [--probe-epochs 90] [--probe-seeds 0 1 2 3 4] [--out result.json]
     python tools/analysis/eval_frozen.py CONFIG --random-init --data ...
 
-It prints the top-1 accuracies of the readouts asked for (``--probe``;
-``randsac_mm.evaluation`` describes each) and writes them as JSON
-(default: next to the checkpoint, ``<checkpoint>.frozen_eval.json``).
-With ``--probe-seeds`` the probes are trained once per seed on features
-extracted once: the accuracies are the means, and the JSON gives each
-seed's and the standard deviation (``probe_seed_sd``).
+It shows the progress of each step on stderr (features per batch, probes
+per epoch), prints the top-1 accuracies of the readouts asked for
+(``--probe``; ``randsac_mm.evaluation`` describes each) on stdout and
+writes them as JSON (default: next to the checkpoint,
+``<checkpoint>.frozen_eval.json``). With ``--probe-seeds`` the probes are
+trained once per seed on features extracted once: the accuracies are the
+means, and the JSON gives each seed's and the standard deviation
+(``probe_seed_sd``). ``--train-images`` and ``--test-images`` take images
+spread evenly over each data set, so that a data set sorted by class
+(MNIST5k) keeps every class.
 """
 import argparse
 import json
+import os
 import os.path as osp
 
-from randsac_mm.apis.cli import positive_int
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    positive_float,
+    positive_int,
+    require_kind,
+    run_tool,
+)
+
+READOUT_CHOICES = ['linear', 'knn', 'attentive', 'layers']
+
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('config', help='the pretraining config')
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('config', help='the pretraining config the '
+                        'checkpoint was trained with (RandSAC, MAE)')
     parser.add_argument('checkpoint', nargs='?',
-                        help='a checkpoint of that config')
+                        help='a checkpoint of that config (a .pth that '
+                        'training wrote); leave out with --random-init')
     parser.add_argument('--random-init', action='store_true',
                         help='evaluate the config\'s model as initialised '
                         '(no checkpoint): the "no pretraining" baseline')
     parser.add_argument('--data', required=True,
-                        help='config with labelled train_dataloader and '
-                        'test_dataloader')
-    parser.add_argument('--k', type=positive_int, default=20)
-    parser.add_argument('--temperature', type=float, default=0.07)
-    parser.add_argument('--probe-epochs', type=positive_int, default=90)
+                        help='data config with labelled train_dataloader '
+                        'and test_dataloader')
+    parser.add_argument('--k', type=positive_int, default=20,
+                        help='neighbours of the k-NN (at most the training '
+                        'images)')
+    parser.add_argument('--temperature', type=positive_float, default=0.07,
+                        help='sharpness of the k-NN\'s vote weights (> 0)')
+    parser.add_argument('--probe-epochs', type=positive_int, default=90,
+                        help='epochs of the linear and attentive probes')
     parser.add_argument('--train-images', type=positive_int,
-                        help='the first so many training images (default: '
-                        "the data config's)")
+                        help='so many training images, spread evenly over '
+                        "the data set (None: all of the data config's)")
     parser.add_argument('--test-images', type=positive_int,
-                        help='the first so many test images')
+                        help='so many test images, spread evenly over the '
+                        "data set (None: all of the data config's)")
     parser.add_argument('--probe', nargs='+', default=['linear', 'knn'],
-                        choices=['linear', 'knn', 'attentive', 'layers'],
+                        choices=READOUT_CHOICES,
                         help='readouts: the linear probe, k-NN, attentive '
-                        'probe, linear probe of every layer (default: '
-                        'linear knn)')
+                        'probe, linear probe of every layer')
     parser.add_argument('--seed', type=int, default=0,
                         help='seeds the probes and a --random-init model')
     parser.add_argument('--probe-seeds', type=int, nargs='+',
                         help='train the probes once per seed on the same '
                         'features and report the mean and the standard '
                         'deviation over the seeds: how much the probe\'s '
-                        'own seed moves it (default: once, with --seed)')
-    parser.add_argument('--out', help='JSON to write')
+                        'own seed moves it (None: once, with --seed)')
+    parser.add_argument('--out', help='JSON to write, in an existing folder '
+                        '(None: <checkpoint>.frozen_eval.json, or '
+                        'frozen_eval.json here with --random-init)')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
     if args.probe_seeds is not None:
         from randsac_mm.evaluation.probe_seeds import check_probe_seeds
@@ -68,10 +98,29 @@ def parse_args(argv=None):
             parser.error(str(e))
     if (args.checkpoint is None) == (not args.random_init):
         parser.error('give a CHECKPOINT or --random-init (one of them)')
-    for path in (args.config, args.data, args.checkpoint):
+    for name, path in (('config', args.config), ('--data', args.data),
+                       ('checkpoint', args.checkpoint)):
         if path is not None and not osp.isfile(path):
-            parser.error(f'no such file: {path!r}')
+            parser.error(f'{name}: no such file: {path!r}')
     return args
+
+
+def out_path(args):
+    """The JSON to write, its folder checked before the work."""
+    out = args.out or (args.checkpoint + '.frozen_eval.json'
+                       if args.checkpoint else 'frozen_eval.json')
+    which = '--out' if args.out else '--out (None: next to the checkpoint)'
+    folder = osp.dirname(out) or '.'
+    if osp.isdir(out):
+        raise UserError(f'{which}: {out} is a folder; give a file name, '
+                        f'e.g. {osp.join(out, "frozen_eval.json")}')
+    if not osp.isdir(folder):
+        raise UserError(f'{which}: no folder {folder!r} for {out}; give a '
+                        'path in an existing folder')
+    if not os.access(folder, os.W_OK):
+        raise UserError(f'{which}: the folder {folder!r} is not writable; '
+                        'give a path in a writable folder')
+    return out
 
 
 def main(argv=None):
@@ -82,23 +131,51 @@ def main(argv=None):
     from randsac_mm.apis import build_model
     from randsac_mm.evaluation import (
         ACCURACY_READOUTS,
+        ProgressBars,
         evaluate_frozen,
         labelled_loaders,
+        load_weights,
+        quiet_mmengine_info,
         readout_title,
     )
+
+    # Everything a mistake can be in, checked before the work.
     cfg = Config.fromfile(args.config)
-    loaders = labelled_loaders(args.data, args.train_images,
-                               args.test_images, seed=args.seed)
+    trained_with = 'give the pretraining config the checkpoint was trained ' \
+        'with'
+    require_kind(cfg, ('pretraining', ), 'config', args.config, hint=dict(
+        data='give the pretraining config; the data config goes to --data',
+        classifier=trained_with, segmentation=trained_with,
+        detection=trained_with))
+    out = out_path(args)
+    loaders = labelled_loaders(
+        args.data, args.train_images, args.test_images, seed=args.seed,
+        spread=True, unaugmented=True,
+        names=dict(data_config='--data', train_images='--train-images',
+                   test_images='--test-images'))
+    train_count = len(loaders[0].dataset)
+    if 'knn' in args.probe and args.k > train_count:
+        raise UserError(f'--k: {args.k} neighbours, but there are '
+                        f'{train_count} training images; give --k at most '
+                        f'{train_count}')
     # The no-pretraining baseline is the model as initialised with --seed.
-    model = build_model(cfg, args.checkpoint, seed=args.seed)
+    # Built without mmengine's line per parameter.
+    with quiet_mmengine_info():
+        model = build_model(cfg, seed=args.seed)
+        if args.checkpoint:
+            load_weights(model, args.checkpoint, 'checkpoint', args.config)
+
     result = evaluate_frozen(model, *loaders, seed=args.seed,
                              readouts=tuple(args.probe),
                              probe_seeds=args.probe_seeds,
                              k=args.k, temperature=args.temperature,
-                             probe_epochs=args.probe_epochs)
+                             probe_epochs=args.probe_epochs,
+                             progress=ProgressBars())
     result.update(config=args.config, checkpoint=args.checkpoint,
                   data=args.data, k=args.k, temperature=args.temperature,
-                  probe_epochs=args.probe_epochs)
+                  probe_epochs=args.probe_epochs,
+                  train_images=train_count,
+                  test_images=len(loaders[1].dataset))
     names = {r: readout_title(r, args.k) for r in ACCURACY_READOUTS}
     for seed, one in zip(args.probe_seeds or [],
                          result.get('per_probe_seed', [])):
@@ -115,12 +192,10 @@ def main(argv=None):
             f'{i}: {a:.2f}%' for i, a in enumerate(result['layer_linear'],
                                                   start=1)) +
               f"; best: layer {result['best_layer']}")
-    out = args.out or (args.checkpoint + '.frozen_eval.json'
-                       if args.checkpoint else 'frozen_eval.json')
     with open(out, 'w') as f:
         json.dump(result, f, indent=2)
     print(f'wrote {out}')
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

@@ -14,15 +14,14 @@ import os
 import os.path as osp
 import sys
 
-from mmengine.config import Config, DictAction
-from mmengine.registry import init_default_scope
+from mmengine.config import DictAction
 
-import randsac_mm.registration  # noqa: F401
-from randsac_mm.analysis.flops import (
-    ARCHITECTURES,
-    architecture_variant,
-    count,
-    sample_token_rank,
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    require_kind,
+    run_tool,
 )
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
@@ -36,8 +35,8 @@ def human(macs):
 
 
 def main(argv=None):
-    from experiments.paper import paper_architecture_flops
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
     parser.add_argument('config', help='a RandSAC pretraining config')
     parser.add_argument('--compare-architectures', action='store_true',
                         help='also count the two-stream, masked transformer '
@@ -45,15 +44,38 @@ def main(argv=None):
                         "to the paper's figures")
     parser.add_argument('--seed', type=int, default=0,
                         help='seed of the sampled segment layout')
-    parser.add_argument('--out', help='also write the figures to this JSON')
+    parser.add_argument('--out', help='also write the figures to this JSON; '
+                        'None: not written')
     parser.add_argument('--full-length', action='store_true',
                         help='count all N tokens in encoder and decoder')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction,
-                        help='key=value config overrides')
+                        help='key=value config overrides; None: none')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
+    if not osp.isfile(args.config):
+        parser.error(f'argument config: no such file: {args.config!r}')
+    # After the arguments are checked: a mistake is reported at once.
+    from mmengine.config import Config
+    from mmengine.registry import init_default_scope
+
+    import randsac_mm.registration  # noqa: F401
+    from experiments.paper import paper_architecture_flops
+    from randsac_mm.analysis.flops import (
+        ARCHITECTURES,
+        architecture_variant,
+        count,
+        sample_token_rank,
+    )
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
+    require_kind(cfg, ('pretraining', ), 'config', args.config)
+    from randsac_mm.datasets import RandSACSegmentGenerator
+    try:
+        RandSACSegmentGenerator.from_config(cfg)
+    except ValueError as e:
+        raise UserError(f'config: {osp.basename(args.config)}: {e} (this '
+                        'tool counts the segment layout of RandSAC)')
     init_default_scope('mmpretrain')
     token_rank, num_segments = sample_token_rank(cfg, args.seed)
     names = ARCHITECTURES if args.compare_architectures else ('config', )
@@ -92,4 +114,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

@@ -1,4 +1,4 @@
-"""GPU memory of pretraining configs, measured on the CPU (no GPU needed).
+r"""GPU memory of pretraining configs, measured on the CPU (no GPU needed).
 
 For each config: the activations its forward pass saves for backward, per
 image and fixed, measured under the config's precision on a GPU (bf16
@@ -26,43 +26,69 @@ import os.path as osp
 
 from mmengine.config import DictAction
 
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    add_debug_arg,
+    positive_float,
+    positive_int,
+    require_kind,
+    run_tool,
+)
+
 GiB = 2**30
 
 
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('configs', nargs='+', help='config files')
-    parser.add_argument('--gpu-mem', type=float, default=80.0,
-                        help='memory of one GPU in GiB (default 80)')
-    parser.add_argument('--gpus', type=int, default=8,
-                        help='data-parallel GPUs (default 8, as the '
-                        "configs' 8xbN)")
-    parser.add_argument('--batch', type=int, default=None,
-                        help='images per GPU (default: each config\'s)')
-    parser.add_argument('--out', help='JSON file to write')
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('configs', nargs='+',
+                        help='pretraining configs (RandSAC, MAE), or '
+                        'segmentation or detection configs')
+    parser.add_argument('--gpu-mem', type=positive_float, default=80.0,
+                        help='memory of one GPU in GiB')
+    parser.add_argument('--gpus', type=positive_int, default=8,
+                        help="data-parallel GPUs (the configs' 8xbN)")
+    parser.add_argument('--batch', type=positive_int, default=None,
+                        help="images per GPU; None: each config's")
+    parser.add_argument('--out', help='JSON file to write; None: not written')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction,
                         help='config overrides, e.g. model.backbone.with_cp='
-                        'True model.neck.with_cp=True')
+                        'True model.neck.with_cp=True; None: none')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
     for path in args.configs:
         if not osp.isfile(path):
-            parser.error(f'no such config: {path!r}')
-    if args.gpu_mem <= 0 or args.gpus < 1 or (args.batch is not None
-                                              and args.batch < 1):
-        parser.error('--gpu-mem must be > 0, --gpus and --batch >= 1')
+            parser.error(f'argument configs: no such file: {path!r}')
     return args
+
+
+def check_configs(args):
+    """Every config is one this tool measures (checked before any is):
+    a pretraining config's step, or a downstream backbone."""
+    from mmengine.config import Config
+    for path in args.configs:
+        cfg = Config.fromfile(path)
+        if args.cfg_options:
+            cfg.merge_from_dict(args.cfg_options)
+        require_kind(cfg, ('pretraining', 'segmentation', 'detection'),
+                     'configs', path)
 
 
 def main(argv=None):
     args = parse_args(argv)
+    import randsac_mm.registration  # noqa: F401  (registers)
+    check_configs(args)
     from randsac_mm.analysis.memory import memory_report
-    rows = [memory_report(path, gpus=args.gpus, gpu_mem_gib=args.gpu_mem,
-                          batch_size=args.batch, cfg_options=args.cfg_options)
-            for path in args.configs]
     print(f'GPU memory per GPU ({args.gpus} GPUs, {args.gpu_mem:g} GiB '
-          'each), measured on the CPU:')
-    for row in rows:
-        print(row['line'])
+          'each), measured on the CPU:', flush=True)
+    rows = []
+    for path in args.configs:  # each line as it is measured (seconds each)
+        rows.append(memory_report(path, gpus=args.gpus,
+                                  gpu_mem_gib=args.gpu_mem,
+                                  batch_size=args.batch,
+                                  cfg_options=args.cfg_options))
+        print(rows[-1]['line'], flush=True)
     if args.out:
         with open(args.out, 'w') as f:
             json.dump(dict(gpus=args.gpus, gpu_mem_gib=args.gpu_mem,
@@ -71,4 +97,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

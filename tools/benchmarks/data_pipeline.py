@@ -1,4 +1,4 @@
-"""Images per second one dataloader worker prepares for a pretraining
+r"""Images per second one dataloader worker prepares for a pretraining
 config, and how many workers a GPU needs.
 
 The config's training pipeline runs, step by step, in one process with one
@@ -17,6 +17,16 @@ import os.path as osp
 import sys
 import tempfile
 
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    positive_float,
+    positive_int,
+    require_kind,
+    run_tool,
+)
+
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # This tool's code is in the checkout's experiments/ package, not in the
 # installed randsac_mm (docs/architecture.md): run it from a checkout.
@@ -27,46 +37,70 @@ sys.path.insert(0, REPO_ROOT)
 H100_BF16_TFLOPS = 989.0
 
 
+
+def fraction(text):
+    """argparse ``type`` of a share: a float in (0, 1]."""
+    value = positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f'must be in (0, 1], got {text}')
+    return value
+
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('config', help='a pretraining config')
-    parser.add_argument('--images', type=int, default=200,
-                        help='JPEGs to write and time (default 200)')
-    parser.add_argument('--rounds', type=int, default=3,
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('config', help='a RandSAC pretraining config whose '
+                        'training pipeline loads image files (ImageNet-style'
+                        ', e.g. configs/randsac_vit-b_in1k.py)')
+    parser.add_argument('--images', type=positive_int, default=200,
+                        help='JPEGs to write and time')
+    parser.add_argument('--rounds', type=positive_int, default=3,
                         help='passes over them; the fastest counts')
-    parser.add_argument('--peak-tflops', type=float,
+    parser.add_argument('--peak-tflops', type=positive_float,
                         default=H100_BF16_TFLOPS,
-                        help='GPU peak TFLOP/s (default: H100 bf16, 989)')
-    parser.add_argument('--mfu', type=float, default=0.4,
-                        help='model FLOPs utilisation to feed (default 0.4)')
-    parser.add_argument('--gpu-images-per-s', type=float, default=None,
-                        help='images/s one GPU trains (instead of '
-                        '--peak-tflops and --mfu)')
-    parser.add_argument('--out', help='JSON file to write')
+                        help='GPU peak TFLOP/s (the default: H100 bf16)')
+    parser.add_argument('--mfu', type=fraction, default=0.4,
+                        help='model FLOPs utilisation to feed, in (0, 1]')
+    parser.add_argument('--gpu-images-per-s', type=positive_float,
+                        default=None,
+                        help='images/s one GPU trains, instead of '
+                        '--peak-tflops and --mfu; None: from them')
+    parser.add_argument('--out', help='JSON file to write; None: not '
+                        'written')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
     if not osp.isfile(args.config):
-        parser.error(f'no such config: {args.config!r}')
-    if args.images < 1 or args.rounds < 1:
-        parser.error('--images and --rounds must be >= 1')
-    if not 0 < args.mfu <= 1 or args.peak_tflops <= 0:
-        parser.error('--mfu must be in (0, 1] and --peak-tflops > 0')
+        parser.error(f'argument config: no such file: {args.config!r}')
     return args
+
+
+def check_config(path):
+    """The config, if this tool can time it (UserError naming it if not):
+    a RandSAC pretraining config (its FLOPs need the segment layout) whose
+    training pipeline loads image files."""
+    from mmengine.config import Config
+
+    from experiments.data_pipeline import check_loads_files
+    from randsac_mm.datasets import RandSACSegmentGenerator
+    cfg = Config.fromfile(path)
+    name = osp.basename(path)
+    require_kind(cfg, ('pretraining', ), 'config', path)
+    try:
+        RandSACSegmentGenerator.from_config(cfg)
+        check_loads_files(cfg.train_dataloader.dataset.get('pipeline'))
+    except ValueError as e:
+        raise UserError(f'config: {name}: {e}')
+    return cfg
 
 
 def main(argv=None):
     args = parse_args(argv)
-    from mmengine.config import Config
-
     import randsac_mm.registration  # noqa: F401  (registers)
     from experiments.benchmark_io import machine_info, write_json
     from experiments.data_pipeline import pipeline_throughput, write_jpegs
     from randsac_mm.analysis.flops import forward_macs
-    cfg = Config.fromfile(args.config)
+    cfg = check_config(args.config)
     pipeline = cfg.train_dataloader.dataset.pipeline
-    if not pipeline or pipeline[0]['type'] not in ('PerSampleSeed',
-                                                   'LoadImageFromFile'):
-        raise ValueError(f'{args.config}: its training pipeline does not '
-                         'load image files (an ImageNet-style config does)')
     with tempfile.TemporaryDirectory() as folder:
         paths = write_jpegs(folder, args.images)
         result = pipeline_throughput(pipeline, paths, args.rounds)
@@ -95,4 +129,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

@@ -35,6 +35,14 @@ import subprocess
 import sys
 import time
 
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    add_debug_arg,
+    positive_float,
+    positive_int,
+    run_tool,
+)
+
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # This tool's code is in the checkout's experiments/ package, not in the
 # installed randsac_mm (docs/architecture.md): run it from a checkout.
@@ -61,46 +69,43 @@ model = dict(
 """
 
 
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(
-        description=__doc__.split('\n\n')[0].replace('\n', ' '))
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
     parser.add_argument('--out', required=True,
                         help='folder for acceptance.json, acceptance.md and '
                         'the runs (made if missing)')
     parser.add_argument('--smoke', action='store_true',
                         help='the same path on the CPU with a tiny model, '
                         'few images and iterations (the test suite)')
-    parser.add_argument('--iters', type=int, default=None,
-                        help='training iterations per run (default 50; '
-                        'smoke 6)')
+    parser.add_argument('--iters', type=positive_int, default=None,
+                        help='training iterations per run; None: 50 (smoke '
+                        '6)')
     parser.add_argument('--warmup', type=int, default=None,
-                        help='first iterations left out of the figures '
-                        '(default 10: worker start, compilation; smoke 2)')
-    parser.add_argument('--images', type=int, default=None,
-                        help='synthetic JPEGs written (default 4 batches; '
-                        'an epoch is a pass over them)')
-    parser.add_argument('--peak-tflops', type=float, default=None,
-                        help='the device\'s dense bf16 peak, for MFU '
-                        '(default: from its name, e.g. 989 for an H100 SXM)')
+                        help='first iterations left out of the figures, '
+                        '>= 0 and below --iters; None: 10 (worker start, '
+                        'compilation; smoke 2)')
+    parser.add_argument('--images', type=positive_int, default=None,
+                        help='synthetic JPEGs written (an epoch is a pass '
+                        'over them); None: 4 batches')
+    parser.add_argument('--peak-tflops', type=positive_float, default=None,
+                        help='the device\'s dense bf16 peak, for MFU; None: '
+                        'from its name, e.g. 989 for an H100 SXM (no MFU '
+                        'for an unknown device)')
     parser.add_argument('--skip', nargs='+', default=[],
                         choices=['check', 'train', 'compiled', 'data',
                                  'backbones'],
                         help='parts not to run')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
     args.device = 'cpu' if args.smoke else 'cuda'
     args.iters = args.iters or (6 if args.smoke else 50)
     args.warmup = (2 if args.smoke else 10) if args.warmup is None \
         else args.warmup
-    for name in ('iters', 'images'):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            parser.error(f'argument --{name}: must be >= 1, got {value}')
     if not 0 <= args.warmup < args.iters:
         parser.error(f'argument --warmup: must be >= 0 and below --iters '
                      f'({args.iters}), got {args.warmup}')
-    if args.peak_tflops is not None and args.peak_tflops <= 0:
-        parser.error(f'argument --peak-tflops: must be > 0, got '
-                     f'{args.peak_tflops}')
     return args, parser
 
 
@@ -522,4 +527,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

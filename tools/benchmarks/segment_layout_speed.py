@@ -1,4 +1,4 @@
-"""Median time to sample one segment layout, per paper setting.
+r"""Median time to sample one segment layout, per paper setting.
 
 Target: well under the cost of decoding an image (a few ms for an ImageNet
 JPEG): under 1 ms per layout. Times the whole transform (seed draw, layout,
@@ -8,10 +8,19 @@ token ranks) as the data pipeline runs it.
         [--out work_dirs/benchmarks/segment_layout_speed.json]
 """
 import argparse
+import os
 import os.path as osp
 import sys
+import time
 
 import numpy as np
+
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    add_debug_arg,
+    positive_int,
+    run_tool,
+)
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # This tool's code is in the checkout's experiments/ package, not in the
@@ -20,19 +29,22 @@ sys.path.insert(0, REPO_ROOT)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--repeats', type=int, default=2000,
-                        help='layouts per timing round (5 rounds)')
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('--repeats', type=positive_int, default=2000,
+                        help='layouts per timing round (5 rounds; the median'
+                        ' round counts)')
     parser.add_argument(
         '--out', default='work_dirs/benchmarks/segment_layout_speed.json',
         help='JSON file for the results')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
-    if args.repeats < 1:
-        raise ValueError(f'--repeats must be >= 1, got {args.repeats}')
     from experiments.benchmark_io import machine_info, write_json
     from experiments.layout_speed import SETTINGS, time_transform
     from randsac_mm.datasets import RandSACSegmentGenerator
     np.random.seed(0)
+    # Recorded with the figures: timings on a loaded machine run long.
+    load_before = os.getloadavg()[0]
     rows = []
     print(f'{"setting":45s} {"ms/layout":>10s}')
     for name, kwargs in SETTINGS:
@@ -42,9 +54,14 @@ def main(argv=None):
             for k, v in kwargs.items()
         }))
         print(f'{name:45s} {ms:10.4f}')
-    write_json(dict(machine=machine_info(), target_ms=1.0, results=rows),
-               args.out)
+    write_json(dict(machine=machine_info(), date=time.strftime('%Y-%m-%d'),
+                    command=' '.join(['python', 'tools/benchmarks/'
+                                      'segment_layout_speed.py',
+                                      *map(str, sys.argv[1:] if argv is None
+                                           else argv)]),
+                    load_average_1min=[load_before, os.getloadavg()[0]],
+                    target_ms=1.0, results=rows), args.out)
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

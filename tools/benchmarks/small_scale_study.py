@@ -21,7 +21,12 @@ import argparse
 import os.path as osp
 import sys
 
-from randsac_mm.apis.cli import positive_int
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    add_debug_arg,
+    positive_int,
+    run_tool,
+)
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # This tool's code is in the checkout's experiments/ package, not in the
@@ -60,36 +65,40 @@ def parse_args(argv=None):
     """
     from experiments.study import QUICK, READOUT_NAMES, VARIANTS
     from randsac_mm.apis.device import DEVICES
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--variants', nargs='+', choices=list(VARIANTS))
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('--variants', nargs='+', choices=list(VARIANTS),
+                        help='the ablations run, each a config of '
+                        'configs/small_scale; None: the 12 of the table')
     parser.add_argument('--seeds', nargs='+', type=int,
-                        help='one run per variant and seed (default: 0 1 2)')
+                        help='one run per variant and seed; None: 0 1 2')
     parser.add_argument('--epochs', type=positive_int,
-                        help="pretraining epochs (default: the configs' 5)")
-    parser.add_argument('--eval-epochs', type=int, nargs='+',
+                        help="pretraining epochs; None: the configs' 5")
+    parser.add_argument('--eval-epochs', type=positive_int, nargs='+',
                         help="epochs whose checkpoints are read out, the last"
                         " being the run's length: a learning curve from one "
-                        'run per seed (default: the last epoch)')
+                        'run per seed; None: the last epoch')
     parser.add_argument('--probe', dest='readouts', nargs='+',
                         choices=list(READOUT_NAMES),
-                        help='readouts (default: linear knn)')
+                        help='readouts; None: linear knn')
     parser.add_argument('--train-images', type=positive_int,
                         help="pretraining images, and the probes' unless "
-                        "--probe-images (default: the configs' 6000)")
+                        "--probe-images; None: the configs' 6000")
     parser.add_argument('--test-images', type=positive_int,
-                        help='test images (default: all 10,000)')
+                        help='test images; None: all 10,000')
     parser.add_argument('--probe-images', type=positive_int,
                         help='labelled training images the probes train on '
-                        'and the k-NN searches (default: --train-images)')
+                        'and the k-NN searches; None: --train-images')
     parser.add_argument('--probe-epochs', type=positive_int,
-                        help='probe epochs on the cached features '
-                        '(default: 90)')
+                        help='probe epochs on the cached features; None: 90')
     parser.add_argument('--data-root',
-                        help='folder of the Fashion-MNIST IDX files (default:'
-                        " the configs', /usr/share/datasets/fashion-mnist)")
-    parser.add_argument('--work-dir')
+                        help='folder of the Fashion-MNIST IDX files; None: '
+                        "the configs', /usr/share/datasets/fashion-mnist")
+    parser.add_argument('--work-dir',
+                        help='folder of the runs and the report; None: '
+                        "the preset's, else work_dirs/small_scale_study")
     parser.add_argument('--device', choices=DEVICES,
-                        help='cpu (the default; any GPU is hidden): float32 '
+                        help='None or cpu (any GPU is hidden): float32 '
                         'pretraining in the main process; cuda: bf16 '
                         'pretraining with dataloader workers and the features'
                         ' extracted on the GPU (the probes train on the CPU),'
@@ -98,6 +107,7 @@ def parse_args(argv=None):
                         help='train and evaluate nothing: write the report '
                         'of the runs already recorded in --work-dir (a '
                         'study under way)')
+    add_debug_arg(parser)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument('--quick', action='store_true',
                       help='3 variants, 1 seed, 1 epoch on 256 images: what '
@@ -132,16 +142,14 @@ def main(argv=None):
     import randsac_mm.registration  # noqa: F401  (registers)
     from experiments.study import StudySettings, run_study
     from experiments.study_report import markdown
-    try:
-        settings = StudySettings(
-            configs=CONFIGS, eval_data=EVAL_DATA,
-            **{k: getattr(args, k) for k in (
-                'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
-                'train_images', 'test_images', 'probe_images', 'probe_epochs',
-                'data_root', 'work_dir', 'device', 'quick', 'report_only')
-                if getattr(args, k) is not None})
-    except ValueError as e:
-        parser.error(str(e))
+    # A setting out of range: StudySettings' ValueError, one line (run_tool).
+    settings = StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA,
+        **{k: getattr(args, k) for k in (
+            'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
+            'train_images', 'test_images', 'probe_images', 'probe_epochs',
+            'data_root', 'work_dir', 'device', 'quick', 'report_only')
+            if getattr(args, k) is not None})
     result = run_study(settings, log=lambda line: print(line, flush=True))
     print('\n' + markdown(result))
     outputs = 'study.json, study.md, study.png' + (
@@ -152,4 +160,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

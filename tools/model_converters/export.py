@@ -1,9 +1,16 @@
-"""Exports a RandSAC (or MAE, or fine-tuned) checkpoint's encoder to timm
+r"""Exports a RandSAC (or MAE, or fine-tuned) checkpoint's encoder to timm
 and to Hugging Face transformers, as files on disk
 (``randsac_mm.checkpoint.export`` says what each holds).
 
     python tools/model_converters/export.py CHECKPOINT --to timm hf \
         --out-dir work_dirs/export [--config CONFIG]
+
+The exported model computes the encoder's feature as the model does: the
+averaged final-normed patch tokens (RandSAC, MAE, probes, fine-tuning), the
+average then ``ln2`` (mmpretrain's ``out_type='avg_featmap'``) or the class
+token (``out_type='cls_token'``). A feature a format cannot compute is
+refused, naming why, before anything is written; the neck and the head are
+not exported.
 
 Loading them (no hub, no download):
 
@@ -17,39 +24,128 @@ Loading them (no hub, no download):
     from transformers import AutoModel
     model = AutoModel.from_pretrained('work_dirs/export/hf')
     feature = model(pixel_values=images).last_hidden_state.mean(1)
-    # (an encoder with a class token, MAE: last_hidden_state[:, 1:])
+    # (an encoder with a class token, MAE: last_hidden_state[:, 1:]; the
+    # tool prints which)
 """
 import argparse
 import os.path as osp
 
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    require_kind,
+    run_tool,
+)
+
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('checkpoint', help='an mmengine checkpoint')
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('checkpoint', help='an mmengine checkpoint (.pth) of '
+                        'a pretraining or classifier model')
     parser.add_argument('--to', nargs='+', choices=['timm', 'hf'],
-                        default=['timm', 'hf'], help='formats (default both)')
+                        default=['timm', 'hf'],
+                        help='formats: timm, hf (Hugging Face transformers)')
     parser.add_argument('--out-dir', default='work_dirs/export',
                         help='a folder per format goes here')
-    parser.add_argument('--config', help="the checkpoint's config (default: "
-                        'the one stored in it)')
+    parser.add_argument('--config', help="the checkpoint's config; None: "
+                        'the one mmengine stored in the checkpoint')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
-    for path in (args.checkpoint, args.config):
+    for name in ('checkpoint', 'config'):
+        path = getattr(args, name)
         if path is not None and not osp.isfile(path):
-            parser.error(f'no such file: {path!r}')
+            parser.error(f'argument {"--" * (name == "config")}{name}: no '
+                         f'such file: {path!r}')
     return args
+
+
+def _load_error(error):
+    """The telling part of torch.load's error, on one short line."""
+    text = str(error).strip()
+    if 'WeightsUnpickler error:' in text:  # torch's safe (weights_only) load
+        text = text.split('WeightsUnpickler error:', 1)[1].strip()
+        text = text.split('Check the documentation')[0]
+        text = 'safe loading: ' + text.split('. Please use')[0]
+    line = ' '.join(text.split())[:160] or type(error).__name__
+    return f'{type(error).__name__}: {line}'
+
+
+def load_checkpoint(path, config=None):
+    """The checkpoint's model and config, or UserError naming the argument:
+    not a torch checkpoint, no state_dict, no config stored, not a
+    pretraining or classifier model, weights that do not fit."""
+    import torch
+    from mmengine.config import Config
+
+    from randsac_mm.apis import build_model
+    from randsac_mm.checkpoint.loading import stored_config
+    name = osp.basename(path)
+    try:
+        checkpoint = torch.load(path, map_location='cpu')
+    except Exception as e:  # noqa: BLE001  (any unreadable file)
+        raise UserError(f'checkpoint: {name} does not load as a torch '
+                        f'checkpoint ({_load_error(e)}); give an mmengine '
+                        'checkpoint (.pth)')
+    state = checkpoint.get('state_dict', checkpoint) \
+        if isinstance(checkpoint, dict) else None
+    if not isinstance(state, dict) or not any(
+            isinstance(v, torch.Tensor) for v in state.values()):
+        raise UserError(f'checkpoint: {name} holds no state_dict (no model '
+                        "weights); give an mmengine checkpoint (.pth)")
+    argument = '--config' if config else 'checkpoint'
+    cfg = Config.fromfile(config) if config else stored_config(checkpoint)
+    if cfg is None:
+        raise UserError(f'checkpoint: {name} stores no config (mmengine '
+                        "writes it in meta['cfg']); give its config with "
+                        '--config')
+    require_kind(cfg, ('pretraining', 'classifier'), argument,
+                 config or path)
+    model = build_model(cfg, init=False)
+    try:
+        missing, unexpected = model.load_state_dict(state, strict=False)
+    except RuntimeError as e:  # shapes that differ
+        lines = [line.strip() for line in str(e).splitlines()[1:] if line]
+        missing, unexpected = (), ()
+        mismatch = lines[0][:200] if lines else str(e)[:200]
+    else:
+        mismatch = None
+    if missing or unexpected or mismatch:
+        detail = mismatch or (
+            f'{len(missing)} missing keys, e.g. {list(missing)[:2]}, '
+            f'{len(unexpected)} unexpected, e.g. {list(unexpected)[:2]}')
+        raise UserError(f'{argument}: the weights of {name} do not fit the '
+                        f"config's model ({detail}); give the config it was "
+                        'trained with (--config)')
+    return model.eval(), cfg
 
 
 def main(argv=None):
     args = parse_args(argv)
     import randsac_mm.registration  # noqa: F401  (registers)
-    from randsac_mm.apis import load_model
-    from randsac_mm.checkpoint.export import export_hf, export_timm
-    model, cfg = load_model(args.checkpoint, args.config)
-    for target in args.to:
+    from randsac_mm.checkpoint.export import (
+        check_exportable,
+        describe_feature,
+        export_hf,
+        export_timm,
+    )
+    model, cfg = load_checkpoint(args.checkpoint, args.config)
+    if not hasattr(model, 'backbone'):
+        raise UserError('checkpoint: its model has no backbone (encoder) to '
+                        'export')
+    # Every format checked before any is written.
+    targets = list(dict.fromkeys(args.to))
+    try:
+        shapes = {t: check_exportable(model.backbone, t) for t in targets}
+    except ValueError as e:
+        raise UserError(f'checkpoint {osp.basename(args.checkpoint)}: {e}')
+    for target in targets:
         folder = osp.join(args.out_dir, target)
         (export_timm if target == 'timm' else export_hf)(model, cfg, folder)
-        print(f'wrote {folder}')
+        print(f'wrote {folder} (feature: '
+              f'{describe_feature(shapes[target], target)})')
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

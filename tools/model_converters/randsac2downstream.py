@@ -1,4 +1,4 @@
-"""Converts a RandSAC pretraining checkpoint for mmseg or mmdet.
+r"""Converts a RandSAC pretraining checkpoint for mmseg or mmdet.
 
 Keeps the encoder only (keys ``backbone.*``), interpolates its position
 embeddings to the downstream resolution, prints what was kept, resized and
@@ -14,48 +14,66 @@ import argparse
 import os
 import os.path as osp
 
-import torch
-
-import randsac_mm.registration  # noqa: F401  (allowlists mmengine checkpoint globals)
-from randsac_mm.checkpoint.conversion import (
-    ConversionError,
-    convert_for_downstream,
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    positive_int,
+    run_tool,
 )
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
     parser.add_argument('src', help='RandSAC pretraining checkpoint')
     parser.add_argument('dst', help='output checkpoint')
     parser.add_argument('--to', choices=sorted(DEFAULT_SIZE), required=True,
                         help='downstream library')
-    parser.add_argument('--img-size', type=int,
-                        help='downstream input side (default: 512 for mmseg,'
-                        ' 1024 for mmdet)')
-    parser.add_argument('--num-layers', type=int, default=12,
-                        help='depth of the downstream encoder (default 12, '
-                        "the segmentation and detection configs' ViT-B); "
-                        'a checkpoint of another depth is refused')
+    parser.add_argument('--img-size', type=positive_int,
+                        help='downstream input side, pixels; None: 512 for '
+                        'mmseg, 1024 for mmdet')
+    parser.add_argument('--num-layers', type=positive_int, default=12,
+                        help="depth of the downstream encoder (the "
+                        "segmentation and detection configs' ViT-B); a "
+                        'checkpoint of another depth is refused')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
-    img_size = args.img_size or DEFAULT_SIZE[args.to]
     if not osp.isfile(args.src):
-        parser.error(f'src: no such file {args.src!r}')
+        parser.error(f'argument src: no such file {args.src!r}')
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    # After the arguments are checked: a mistake is reported at once.
+    import torch
+
+    import randsac_mm.registration  # noqa: F401  (allowlists mmengine checkpoint globals)
+    from randsac_mm.checkpoint.conversion import (
+        ConversionError,
+        convert_for_downstream,
+    )
+    img_size = args.img_size or DEFAULT_SIZE[args.to]
     try:
         checkpoint = torch.load(args.src, map_location='cpu')
     except Exception as e:  # noqa: BLE001  (report any unreadable file)
-        parser.error(f'src {args.src!r} is not a readable checkpoint '
-                     f'({type(e).__name__}: {str(e).splitlines()[0][:200]})')
+        raise UserError(
+            f'src {args.src!r} is not a readable checkpoint ('
+            f'{type(e).__name__}: {" ".join(str(e).split())[:200]}); give '
+            'a RandSAC pretraining checkpoint (.pth)')
     state = checkpoint.get('state_dict', checkpoint) if isinstance(
         checkpoint, dict) else None
     if not isinstance(state, dict):
-        parser.error(f'src {args.src!r} holds no state dict')
+        raise UserError(f'src {args.src!r} holds no state dict; give a '
+                        'RandSAC pretraining checkpoint (.pth)')
     try:
         converted, report = convert_for_downstream(state, img_size,
                                                    num_layers=args.num_layers)
     except ConversionError as e:
-        parser.error(f'src {args.src!r}: {e}')
+        raise UserError(f'src {args.src!r}: {e}')
     for key, what in report:
         print(f'{key:60s} {what}')
     kept = sum(1 for _, w in report if not w.startswith('dropped'))
@@ -71,4 +89,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

@@ -4,8 +4,8 @@ For each image: a segment layout is sampled as the config's training
 pipeline samples it, every segment but the first is predicted from the
 earlier ones, and the tool writes
 
-- ``reconstruction.png``: per image, the original, its serialization (a
-  colour per prediction step) and the prediction;
+- ``reconstruction.png``: per image (a column each), the original, its
+  serialization (a colour per prediction step) and the prediction;
 - ``<name>_reveal.gif``: the prediction revealed segment by segment, in
   prediction order.
 
@@ -14,65 +14,129 @@ earlier ones, and the tool writes
     python tools/visualization/vis_reconstruction.py CONFIG CHECKPOINT \\
         --dataset [--num 8]       # images spread over the config's data
 
-Images are centre-cropped to a square and resized to the model's input
-size. CONFIG is the pretraining config the checkpoint was trained with.
+At most 16 images (``--img`` files or ``--num``): one column each in
+``reconstruction.png``, about 2,700 pixels wide at 16. Images are
+centre-cropped to a square and resized to the model's input size. CONFIG
+is the pretraining config the checkpoint was trained with. Progress of the
+pictures is shown on stderr.
 """
 import argparse
 import os.path as osp
+import sys
 
 import numpy as np
-from PIL import Image
 
-from randsac_mm.apis.cli import positive_int
+from randsac_mm.apis.cli import (
+    HelpFormatter,
+    UserError,
+    add_debug_arg,
+    run_tool,
+)
+
+MAX_IMAGES = 16  # columns of reconstruction.png (~170 px each)
+
+
+def image_count(text):
+    """argparse ``type`` of --num: an int in [1, MAX_IMAGES]."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not an integer')
+    if not 1 <= value <= MAX_IMAGES:
+        raise argparse.ArgumentTypeError(
+            f'must be in [1, {MAX_IMAGES}] (one picture column each), got '
+            f'{value}')
+    return value
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('config', help='the pretraining config')
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('config', help='the RandSAC pretraining config the '
+                        'checkpoint was trained with')
     parser.add_argument('checkpoint', help='a checkpoint of that config')
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument('--img', nargs='+', help='image files')
+    source.add_argument('--img', nargs='+',
+                        help=f'image files (at most {MAX_IMAGES})')
     source.add_argument('--dataset', action='store_true',
                         help="--num images of the config's training data")
-    parser.add_argument('--num', type=positive_int, default=8,
+    parser.add_argument('--num', type=image_count, default=8,
                         help='images taken with --dataset, evenly spaced '
-                        'over it (default 8)')
-    parser.add_argument('--out-dir', default='work_dirs/vis_reconstruction')
+                        f'over it (1 to {MAX_IMAGES})')
+    parser.add_argument('--out-dir', default='work_dirs/vis_reconstruction',
+                        help='folder of the PNG and the GIFs (made if '
+                        'missing)')
     parser.add_argument('--seed', type=int, default=0,
                         help='seed of the sampled layouts')
-    parser.add_argument('--device', default='cpu')
+    parser.add_argument('--device', default='cpu', choices=['cpu', 'cuda'],
+                        help='where the model predicts')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
-    for path in [args.config, args.checkpoint] + (args.img or []):
+    if args.img and len(args.img) > MAX_IMAGES:
+        parser.error(f'argument --img: {len(args.img)} images; at most '
+                     f'{MAX_IMAGES} (one picture column each)')
+    for name, path in [('config', args.config),
+                       ('checkpoint', args.checkpoint)] + [
+                           ('--img', p) for p in args.img or []]:
         if not osp.isfile(path):
-            parser.error(f'no such file: {path!r}')
+            parser.error(f'{name}: no such file: {path!r}')
     return args
+
+
+def read_images(paths):
+    """uint8 [H, W, 3] of each file, or UserError naming --img."""
+    from PIL import Image, UnidentifiedImageError
+    images = []
+    for path in paths:
+        try:
+            images.append(np.asarray(Image.open(path).convert('RGB')))
+        except (UnidentifiedImageError, OSError) as e:
+            raise UserError(f'--img: {path} is not an image PIL can read '
+                            f'({type(e).__name__}); give PNG, JPEG, ... '
+                            'files') from e
+    return images
 
 
 def main(argv=None):
     args = parse_args(argv)
+    from randsac_mm.apis.device import use_device_or_exit
+    use_device_or_exit(args.device, sys.argv[0])
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
     from randsac_mm.datasets import RandSACSegmentGenerator
+    from randsac_mm.evaluation import (
+        ProgressBars,
+        load_weights,
+        quiet_mmengine_info,
+    )
+    from randsac_mm.visualization.outputs import check_out_dir
     from randsac_mm.visualization.reconstruction import (
         dataset_images,
         write_reconstructions,
     )
     cfg = Config.fromfile(args.config)
-    generator = RandSACSegmentGenerator.from_config(cfg)  # refuses others
-    model = build_model(cfg, args.checkpoint).to(args.device).eval()
+    try:
+        generator = RandSACSegmentGenerator.from_config(cfg)
+    except ValueError as e:
+        raise UserError(f'config: {osp.basename(args.config)}: {e}') from e
+    check_out_dir(args.out_dir)
     if args.img:
-        images = [np.asarray(Image.open(p).convert('RGB')) for p in args.img]
+        images = read_images(args.img)
         names = [osp.splitext(osp.basename(p))[0] for p in args.img]
-    else:
+    with quiet_mmengine_info():  # no line per parameter
+        model = build_model(cfg)
+        load_weights(model, args.checkpoint, 'checkpoint', args.config)
+    model = model.to(args.device).eval()
+    if not args.img:
         images, names = dataset_images(cfg, args.num)
     written = write_reconstructions(
         model, generator, images, names, args.out_dir, args.seed,
         f'{osp.basename(args.checkpoint)}: every segment but the first '
-        'predicted from the earlier ones')
+        'predicted from the earlier ones', progress=ProgressBars())
     print('wrote ' + ', '.join(written))
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

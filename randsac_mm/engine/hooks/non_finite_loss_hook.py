@@ -24,7 +24,10 @@ class NonFiniteLossHook(Hook):
                          outputs=None):
         if not outputs or 'loss' not in outputs:
             return
-        value = float(outputs['loss'])
+        loss = outputs['loss']
+        # Read without autograd: float() of a tensor that requires grad
+        # warns (and would copy a graph-attached value).
+        value = float(loss.detach() if hasattr(loss, 'detach') else loss)
         if math.isfinite(value):
             return
         last = runner.message_hub.get_info('last_ckpt')

@@ -1,0 +1,277 @@
+"""A new user's mistakes with tools/train.py, tools/test.py, the dist and
+Slurm scripts and tools/pretrain_linear_finetune.py, one row each: the
+tool stops before any work with exit code 2 and one line,
+``<tool>: error: <what is wrong>, <what is allowed>``, naming the argument,
+and no traceback (``--debug`` shows it). The silent wrong results
+(a pretraining checkpoint scored by a linear-probe config, ``--resume``
+training from scratch) are refusals too.
+
+Checkpoints are built, not trained: the state dict of a built model in
+mmengine's format, which is all the checks read.
+"""
+import os
+import os.path as osp
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+from mmengine.config import Config
+
+from randsac_mm.apis.runner import build_model_for_checks
+
+from ..conftest import DEMO_CLASSIFIER, REPO_ROOT, free_port
+
+pytestmark = pytest.mark.heavy
+
+DEMO = osp.join(REPO_ROOT, 'configs', 'demo')
+LINEAR = osp.join(DEMO, 'vit-mini-p4_linear_digits.py')
+PRETRAIN = osp.join(DEMO, 'randsac_vit-mini-p4_square-16to4_digits.py')
+DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets', 'digits.py')
+CPU = ['--device', 'cpu']
+
+
+@pytest.fixture(scope='module')
+def files(tmp_path_factory):
+    """The inputs the rows name, by placeholder."""
+    tmp = tmp_path_factory.mktemp('mistakes')
+
+    def save(config, name, **extra):
+        model = build_model_for_checks(Config.fromfile(config))
+        path = tmp / name
+        torch.save({'state_dict': model.state_dict(), 'meta': {}, **extra},
+                   path)
+        return str(path)
+
+    (tmp / 'not_a_checkpoint.pth').write_text('epoch 10, top-1 98.2\n')
+    torch.save({'epoch': 10, 'note': 'no weights'}, tmp / 'no_state.pth')
+    # A pretraining config whose train_dataloader has no collate_fn.
+    (tmp / 'no_collate.py').write_text(f"""
+_base_ = [{PRETRAIN!r}]
+_pipeline = {{{{_base_.train_dataloader.dataset.pipeline}}}}
+train_dataloader = dict(_delete_=True, batch_size=8, num_workers=0,
+                        sampler=dict(type='DefaultSampler', shuffle=True),
+                        dataset=dict(type='DigitsDataset', split='train',
+                                     pipeline=_pipeline))
+""")
+    (tmp / 'a_file').write_text('')
+    (tmp / 'empty_work_dir').mkdir()
+    # Stand-ins for `python`: the wrong one on PATH, and a virtual
+    # environment's (a script: a symlinked interpreter would lose the
+    # environment it belongs to).
+    for name, body in (('wrong_bin/python', 'echo "wrong python" >&2; exit 3'),
+                       ('venv/bin/python', f'exec {sys.executable} "$@"')):
+        script = tmp / name
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(f'#!/bin/sh\n{body}\n')
+        script.chmod(0o755)
+    return dict(
+        tmp=str(tmp),
+        pre=save(PRETRAIN, 'randsac_epoch_1.pth'),
+        cls_weights=save(DEMO_CLASSIFIER, 'classifier_weights.pth'),
+        not_ckpt=str(tmp / 'not_a_checkpoint.pth'),
+        no_state=str(tmp / 'no_state.pth'),
+        no_collate=str(tmp / 'no_collate.py'),
+        a_file=str(tmp / 'a_file'),
+        empty=str(tmp / 'empty_work_dir'),
+        wrong_bin=str(tmp / 'wrong_bin'),
+        venv=str(tmp / 'venv'),
+    )
+
+
+def run(argv, files, env=None):
+    argv = [a.format(**files) for a in argv]
+    if argv[0].endswith('.py'):
+        argv = [sys.executable] + argv
+    full_env = dict(os.environ, PYTHONUNBUFFERED='1', OMP_NUM_THREADS='1',
+                    PYTHON=sys.executable, PORT=str(free_port()))
+    for key, value in (env or {}).items():
+        if value is None:
+            full_env.pop(key, None)
+        else:
+            full_env[key] = value.format(**files)
+    return subprocess.run(argv, cwd=REPO_ROOT, env=full_env,
+                          capture_output=True, text=True, timeout=300)
+
+
+TRAIN, TEST = 'tools/train.py', 'tools/test.py'
+CHAIN = 'tools/pretrain_linear_finetune.py'
+# The plain `python` on PATH lacks torch (after `make demo`): the scripts
+# must not use it.
+WRONG_PYTHON = dict(PYTHON=None, PATH='{wrong_bin}:' + os.environ['PATH'])
+
+# id, command line, the message after '<tool>: error: ', environment.
+ROWS = [
+    # 1. The right Python, and GPUS.
+    ('dist-train-venv-python', ['tools/dist_train.sh', DATA, '2', *CPU],
+     r'^tools/train\.py: error: config: digits\.py is a data config',
+     dict(WRONG_PYTHON, VIRTUAL_ENV='{venv}')),
+    pytest.param(
+        ['tools/dist_train.sh', DATA, '2', *CPU],
+        r'^tools/train\.py: error: config: digits\.py is a data config',
+        dict(WRONG_PYTHON, VIRTUAL_ENV=None), id='dist-train-checkout-python',
+        marks=pytest.mark.skipif(
+            not osp.isfile(osp.join(REPO_ROOT, '.venv', 'bin', 'python')),
+            reason='no .venv in this checkout')),
+    ('dist-test-venv-python',
+     ['tools/dist_test.sh', LINEAR, '{pre}', '2', *CPU],
+     r'^tools/test\.py: error: checkpoint: .*randsac_epoch_1\.pth does not '
+     r'fit the model of the config', dict(WRONG_PYTHON, VIRTUAL_ENV='{venv}')),
+    ('dist-train-no-gpus', ['tools/dist_train.sh', DEMO_CLASSIFIER],
+     r'^tools/dist_train\.sh: error: GPUS is missing; usage: '
+     r'tools/dist_train\.sh CONFIG GPUS', None),
+    ('dist-train-gpus-0', ['tools/dist_train.sh', DEMO_CLASSIFIER, '0'],
+     r"^tools/dist_train\.sh: error: GPUS must be a positive integer "
+     r"\(processes on this node\), got '0'$", None),
+    ('dist-train-option-for-gpus',
+     ['tools/dist_train.sh', DEMO_CLASSIFIER, '--work-dir', 'x'],
+     r"^tools/dist_train\.sh: error: GPUS must be a positive integer "
+     r"\(processes on this node\), got '--work-dir'$", None),
+    ('dist-test-no-gpus', ['tools/dist_test.sh', LINEAR, '{pre}'],
+     r'^tools/dist_test\.sh: error: GPUS is missing; usage: ', None),
+    ('slurm-missing-arguments', ['tools/slurm_train.sh', 'gpu', 'job'],
+     r'^tools/slurm_train\.sh: error: missing CONFIG WORK_DIR; usage: ',
+     None),
+    # 2. A checkpoint test.py would score wrongly, or none at all.
+    ('test-pretraining-checkpoint', [TEST, LINEAR, '{pre}', *CPU],
+     r"^tools/test\.py: error: checkpoint: .*randsac_epoch_1\.pth does not "
+     r"fit the model of the config: 4 of the model's 82 weights are not in "
+     r"it \(neck\.1\.bn\.running_mean, neck\.1\.bn\.running_var, "
+     r"head\.fc\.weight, head\.fc\.bias\).*so testing would score weights "
+     r"left as initialised\. It looks like a pretraining checkpoint "
+     r"\(RandSAC, MAE\): fine-tune or linear-probe it first with "
+     r"tools/train\.py .*or evaluate it frozen with "
+     r"tools/analysis/eval_frozen\.py$", None),
+    ('test-not-a-checkpoint', [TEST, DEMO_CLASSIFIER, '{not_ckpt}', *CPU],
+     r"^tools/test\.py: error: checkpoint: '.*not_a_checkpoint\.pth' is not "
+     r'a checkpoint torch\.load can read', None),
+    ('test-no-state-dict', [TEST, DEMO_CLASSIFIER, '{no_state}', *CPU],
+     r"^tools/test\.py: error: checkpoint: '.*no_state\.pth' holds no "
+     r"state_dict \(it holds \['epoch', 'note'\]\): not a model checkpoint$",
+     None),
+    ('test-missing-checkpoint', [TEST, DEMO_CLASSIFIER, 'nope.pth', *CPU],
+     r"^tools/test\.py: error: checkpoint: no such file 'nope\.pth'", None),
+    ('test-arguments-swapped', [TEST, '{cls_weights}', DEMO_CLASSIFIER, *CPU],
+     r"^tools/test\.py: error: config: '.*classifier_weights\.pth' is not a "
+     r'config file', None),
+    ('test-out-not-pkl',
+     [TEST, DEMO_CLASSIFIER, '{cls_weights}', '--out', 'x.json', *CPU],
+     r"^tools/test\.py: error: argument --out: must end with \.pkl, got "
+     r"'x\.json'$", None),
+    # 3. --resume with nothing to resume, or another model's checkpoint.
+    ('resume-nothing-to-resume',
+     [TRAIN, DEMO_CLASSIFIER, '--resume', '--work-dir', '{empty}', *CPU],
+     r'^tools/train\.py: error: --resume: no checkpoint in .*empty_work_dir '
+     r'to resume from; drop --resume to start a new run', None),
+    ('resume-another-models-checkpoint',
+     [TRAIN, DEMO_CLASSIFIER, '--resume', '{pre}', '--work-dir', '{empty}',
+      *CPU],
+     r"^tools/train\.py: error: --resume: .*randsac_epoch_1\.pth does not fit"
+     r" the model of the config: 4 of the model's 57 weights are not in it "
+     r'.*It looks like a pretraining checkpoint', None),
+    ('resume-weights-only',
+     [TRAIN, DEMO_CLASSIFIER, '--resume', '{cls_weights}', '--work-dir',
+      '{empty}', *CPU],
+     r"^tools/train\.py: error: --resume: .*classifier_weights\.pth holds the"
+     r" model's weights but no training state \(meta\.epoch, meta\.iter, "
+     r'optimizer\)', None),
+    ('resume-missing-file',
+     [TRAIN, DEMO_CLASSIFIER, '--resume', 'nope.pth', *CPU],
+     r"^tools/train\.py: error: --resume: no such checkpoint 'nope\.pth'",
+     None),
+    # 4. Configs of the wrong kind.
+    ('test-pretraining-config', [TEST, PRETRAIN, '{pre}', *CPU],
+     r'^tools/test\.py: error: config: randsac_vit-mini-p4_square-16to4_'
+     r'digits\.py is a self-supervised pretraining config .*a pretraining '
+     r'config has no test loop', None),
+    ('train-data-config', [TRAIN, DATA, *CPU],
+     r'^tools/train\.py: error: config: digits\.py is a data config '
+     r'\(dataloaders, no model\); this tool takes ', None),
+    ('train-missing-config', [TRAIN, 'configs/nope.py', *CPU],
+     r"^tools/train\.py: error: config: no such file 'configs/nope\.py'",
+     None),
+    # 5. A pretraining config whose batches are not stacked.
+    ('train-no-collate', [TRAIN, '{no_collate}', *CPU],
+     r'^tools/train\.py: error: config: train_dataloader\.collate_fn is not '
+     r"set \(pseudo_collate\); pretraining models .*set train_dataloader\."
+     r"collate_fn=dict\(type='default_collate'\)", None),
+    # 6. The chain checks before its first stage.
+    ('chain-missing-pretrain-checkpoint',
+     [CHAIN, PRETRAIN, '--pretrain-checkpoint', 'missing.pth', *CPU],
+     r"^tools/pretrain_linear_finetune\.py: error: --pretrain-checkpoint: no "
+     r"such file 'missing\.pth'", None),
+    ('chain-pretraining-config-as-linear',
+     [CHAIN, PRETRAIN, PRETRAIN, DEMO_CLASSIFIER, *CPU],
+     r'^tools/pretrain_linear_finetune\.py: error: linear_config: '
+     r'randsac_.*is a self-supervised pretraining config', None),
+    ('chain-not-a-checkpoint',
+     [CHAIN, PRETRAIN, '--pretrain-checkpoint', '{not_ckpt}', *CPU],
+     r'^tools/pretrain_linear_finetune\.py: error: --pretrain-checkpoint: '
+     r"'.*not_a_checkpoint\.pth' is not a checkpoint", None),
+    # 7. Options refused at parse time, naming the option.
+    ('chain-gpus-0', [CHAIN, PRETRAIN, '--gpus', '0', *CPU],
+     r'^tools/pretrain_linear_finetune\.py: error: argument --gpus: must be '
+     r'>= 1, got 0$', None),
+    ('chain-option-without-value',
+     [CHAIN, PRETRAIN, '--linear-options', 'train_cfg.max_epochs', *CPU],
+     r"^tools/pretrain_linear_finetune\.py: error: argument --linear-options:"
+     r" 'train_cfg\.max_epochs' is not KEY=VALUE", None),
+    ('train-cfg-option-without-value',
+     [TRAIN, DEMO_CLASSIFIER, '--cfg-options', 'train_cfg.max_epochs', *CPU],
+     r"^tools/train\.py: error: argument --cfg-options: "
+     r"'train_cfg\.max_epochs' is not KEY=VALUE", None),
+    # 8. What the library raises, as one line.
+    ('train-empty-pretrained-checkpoint', [TRAIN, LINEAR, *CPU],
+     r'^tools/train\.py: error: init_cfg\.checkpoint is empty: pass the '
+     r'pretraining checkpoint with --cfg-options model\.backbone\.init_cfg\.'
+     r'checkpoint=', None),
+    ('train-float16-on-cpu',
+     [TRAIN, DEMO_CLASSIFIER, '--amp-dtype', 'float16', *CPU],
+     r"^tools/train\.py: error: --amp-dtype: 'float16' is not available on "
+     r"cpu; allowed: \('bfloat16',\)$", None),
+    ('train-work-dir-is-a-file',
+     [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{a_file}', *CPU],
+     r"^tools/train\.py: error: --work-dir: '.*a_file' is a file", None),
+]
+
+
+@pytest.mark.parametrize('argv, message, env', [
+    row if isinstance(row, type(pytest.param())) else
+    pytest.param(*row[1:], id=row[0]) for row in ROWS])
+def test_a_mistake_is_one_line_naming_the_argument(files, argv, message,
+                                                   env):
+    proc = run(argv, files, env)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert 'Traceback' not in proc.stderr
+    assert 'wrong python' not in proc.stderr
+    print(lines[-1])  # the message, in pytest -rA's report
+    assert re.search(message, lines[-1]), lines[-1]
+    # One line says what is wrong (argparse's usage lines come before it).
+    assert sum(': error: ' in line for line in lines) == 1, proc.stderr
+    # Nothing was started: no training, nothing in the work dir.
+    assert 'Epoch(' not in proc.stdout + proc.stderr
+    assert not os.listdir(files['empty'])
+    assert not osp.exists(osp.join(REPO_ROOT, 'x'))
+
+
+def test_debug_shows_the_traceback(files):
+    proc = run([TEST, LINEAR, '{pre}', *CPU, '--debug'], files)
+    assert proc.returncode != 0
+    assert 'Traceback (most recent call last)' in proc.stderr
+    assert 'UserError: checkpoint: ' in proc.stderr
+    assert 'does not fit the model of the config' in proc.stderr
+
+
+def test_the_checks_pass_what_is_right(files):
+    """The checks refuse only the mistakes: the model's own checkpoint is
+    tested, the chain accepts a pretraining checkpoint of its config."""
+    proc = run([TEST, DEMO_CLASSIFIER, '{cls_weights}', *CPU, '--dry-run'],
+               files)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert 'the checks passed' in proc.stdout
+    proc = run([CHAIN, PRETRAIN, '--pretrain-checkpoint', '{pre}', *CPU,
+                '--dry-run'], files)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert 'the checks passed' in proc.stdout
