@@ -149,9 +149,9 @@ def check_up_front(args):
     from randsac_mm.apis.runner import (
         build_model_for_checks,
         check_pretrained_init,
-        read_checkpoint,
     )
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
+    from randsac_mm.checkpoint.reading import read_checkpoint
     pretrain_cfg = read_config(args.pretrain_config, 'pretrain_config')
     require_kind(pretrain_cfg, ('pretraining', ), 'pretrain_config',
                  args.pretrain_config)

@@ -7,13 +7,13 @@ would test an untrained head, or fail deep inside the optimizer), and a
 pretrained backbone's checkpoint must fit the backbone."""
 import copy
 import importlib.util
-import re
 
-from .cli import UserError, config_kind, one_line, require_file
+from ..checkpoint.reading import few, read_checkpoint, weight_mismatch
+from .cli import UserError, config_kind
 
 __all__ = ['STRATEGIES', 'build_model_for_checks', 'build_runner',
            'check_checkpoint', 'check_pretrained_init', 'check_strategy',
-           'checkpoint_kind', 'read_checkpoint']
+           'checkpoint_kind']
 
 # The strategies tools/train.py runs, with what each needs.
 STRATEGIES = ('DDPStrategy', 'FSDPStrategy', 'DeepSpeedStrategy')
@@ -70,49 +70,6 @@ def build_runner(cfg):
         return Runner.from_cfg(cfg)
     check_strategy(cfg, torch.cuda.is_available())
     return FlexibleRunner.from_cfg(cfg)
-
-
-def read_checkpoint(path, argument):
-    """An mmengine checkpoint and its model state, refusing what is not one.
-
-    Tensors are memory-mapped where the file allows it (the zip format of
-    torch >= 1.6): listing a large checkpoint's keys reads little of it.
-
-    Args:
-        path (str): the file given.
-        argument (str): the argument's name, for the message.
-
-    Returns:
-        tuple: (the loaded object, its state dict with mmengine's
-        ``module.`` prefix removed, as mmengine loads it).
-
-    Raises:
-        UserError: no such file, not readable by ``torch.load``, or no
-            state dict in it.
-    """
-    import torch
-    require_file(path, argument, 'checkpoint file')
-    try:
-        try:
-            loaded = torch.load(path, map_location='cpu', mmap=True)
-        except Exception:  # an old (non-zip) file: mmap cannot map it
-            loaded = torch.load(path, map_location='cpu')
-    except Exception as e:
-        raise UserError(
-            f'{argument}: {path!r} is not a checkpoint torch.load can read '
-            f'({type(e).__name__}: {one_line(e)[:160]})') from e
-    if isinstance(loaded, dict) and isinstance(loaded.get('state_dict'),
-                                               dict):
-        state = loaded['state_dict']
-    elif isinstance(loaded, dict) and loaded and all(
-            torch.is_tensor(v) for v in loaded.values()):
-        state = loaded  # a bare state dict, as mmengine also loads
-    else:
-        held = sorted(loaded)[:6] if isinstance(loaded, dict) else \
-            type(loaded).__name__
-        raise UserError(f'{argument}: {path!r} holds no state_dict (it holds'
-                        f' {held}): not a model checkpoint')
-    return loaded, {re.sub(r'^module\.', '', k): v for k, v in state.items()}
 
 
 def _scope(cfg):
@@ -176,18 +133,6 @@ def checkpoint_kind(loaded, state):
     return 'other'
 
 
-def _few(keys, count=4):
-    shown = ', '.join(keys[:count])
-    return shown + (', ...' if len(keys) > count else '')
-
-
-# Keys whose shape the model adapts on load (VisionTransformer resizes its
-# position embedding), and BatchNorm's counter, which mmengine does not
-# require either.
-RESIZED_ON_LOAD = ('pos_embed', )
-NOT_REQUIRED = ('num_batches_tracked', )
-
-
 def check_checkpoint(cfg, path, argument, purpose, model=None):
     """Refuses a checkpoint that does not hold the config's model, before
     any loop runs, naming the keys and what the checkpoint looks like.
@@ -211,27 +156,21 @@ def check_checkpoint(cfg, path, argument, purpose, model=None):
     loaded, state = read_checkpoint(path, argument)
     if model is None:
         model = build_model_for_checks(cfg)
-    expected = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    missing = [k for k in expected
-               if k not in state and not k.endswith(NOT_REQUIRED)]
-    unexpected = [k for k in state if k not in expected]
-    reshaped = [f'{k} {tuple(getattr(state[k], "shape", ()))} vs '
-                f'{expected[k]}' for k in expected if k in state
-                and not k.endswith(RESIZED_ON_LOAD)
-                and tuple(getattr(state[k], 'shape', ())) != expected[k]]
+    expected = model.state_dict()
+    missing, unexpected, reshaped = weight_mismatch(expected, state)
     if missing or unexpected or reshaped:
         kind = checkpoint_kind(loaded, state)
         problems = []
         if missing:
             problems.append(
                 f'{len(missing)} of the model\'s {len(expected)} weights are '
-                f'not in it ({_few(missing)})')
+                f'not in it ({few(missing)})')
         if unexpected:
             problems.append(f'it holds {len(unexpected)} weights the model '
-                            f'lacks ({_few(unexpected, 2)})')
+                            f'lacks ({few(unexpected, 2)})')
         if reshaped:
             problems.append(f'{len(reshaped)} have another shape '
-                            f'({_few(reshaped, 2)})')
+                            f'({few(reshaped, 2)})')
         if purpose == 'test':
             effect = 'testing would score weights left as initialised' \
                 if missing else 'it is not the model this config tests'

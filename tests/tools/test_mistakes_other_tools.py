@@ -78,11 +78,11 @@ MISTAKES = [
      r"the averaged tokens \(out_type='avg_featmap', ln2\)"),
     # 2. Not a checkpoint.
     ('export-text-file', [EXPORT, '{tmp}/notes.txt'],
-     r'checkpoint: notes\.txt does not load as a torch checkpoint \(.*\); '
-     r'give an mmengine checkpoint'),
+     r'checkpoint: notes\.txt is not a checkpoint torch\.load can read '
+     r'\(.*\); give a \.pth that training wrote'),
     ('export-not-a-dict', [EXPORT, '{tmp}/list.pth'],
-     r'checkpoint: list\.pth holds no state_dict .*; give an mmengine '
-     r'checkpoint'),
+     r'checkpoint: list\.pth holds no state_dict .*; give a \.pth that '
+     r'training wrote'),
     ('export-no-config', [EXPORT, '{tmp}/bare.pth'],
      r"checkpoint: bare\.pth stores no config .*; give its config with "
      r'--config'),
@@ -190,7 +190,7 @@ def test_debug_shows_the_traceback(files):
         [sys.executable, EXPORT, str(files / 'list.pth'), '--debug'],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and 'Traceback' in proc.stderr
-    assert 'UserError: checkpoint: list.pth holds no state_dict' \
+    assert 'Error: checkpoint: list.pth holds no state_dict' \
         in proc.stderr
 
 

@@ -61,39 +61,21 @@ def parse_args(argv=None):
     return args
 
 
-def _load_error(error):
-    """The telling part of torch.load's error, on one short line."""
-    text = str(error).strip()
-    if 'WeightsUnpickler error:' in text:  # torch's safe (weights_only) load
-        text = text.split('WeightsUnpickler error:', 1)[1].strip()
-        text = text.split('Check the documentation')[0]
-        text = 'safe loading: ' + text.split('. Please use')[0]
-    line = ' '.join(text.split())[:160] or type(error).__name__
-    return f'{type(error).__name__}: {line}'
-
-
 def load_checkpoint(path, config=None):
     """The checkpoint's model and config, or UserError naming the argument:
     not a torch checkpoint, no state_dict, no config stored, not a
     pretraining or classifier model, weights that do not fit."""
-    import torch
     from mmengine.config import Config
 
     from randsac_mm.apis import build_model
     from randsac_mm.checkpoint.loading import stored_config
+    from randsac_mm.checkpoint.reading import (
+        few,
+        read_checkpoint,
+        weight_mismatch,
+    )
     name = osp.basename(path)
-    try:
-        checkpoint = torch.load(path, map_location='cpu')
-    except Exception as e:  # noqa: BLE001  (any unreadable file)
-        raise UserError(f'checkpoint: {name} does not load as a torch '
-                        f'checkpoint ({_load_error(e)}); give an mmengine '
-                        'checkpoint (.pth)')
-    state = checkpoint.get('state_dict', checkpoint) \
-        if isinstance(checkpoint, dict) else None
-    if not isinstance(state, dict) or not any(
-            isinstance(v, torch.Tensor) for v in state.values()):
-        raise UserError(f'checkpoint: {name} holds no state_dict (no model '
-                        "weights); give an mmengine checkpoint (.pth)")
+    checkpoint, state = read_checkpoint(path, 'checkpoint')
     argument = '--config' if config else 'checkpoint'
     cfg = Config.fromfile(config) if config else stored_config(checkpoint)
     if cfg is None:
@@ -103,21 +85,18 @@ def load_checkpoint(path, config=None):
     require_kind(cfg, ('pretraining', 'classifier'), argument,
                  config or path)
     model = build_model(cfg, init=False)
-    try:
-        missing, unexpected = model.load_state_dict(state, strict=False)
-    except RuntimeError as e:  # shapes that differ
-        lines = [line.strip() for line in str(e).splitlines()[1:] if line]
-        missing, unexpected = (), ()
-        mismatch = lines[0][:200] if lines else str(e)[:200]
-    else:
-        mismatch = None
-    if missing or unexpected or mismatch:
-        detail = mismatch or (
-            f'{len(missing)} missing keys, e.g. {list(missing)[:2]}, '
-            f'{len(unexpected)} unexpected, e.g. {list(unexpected)[:2]}')
+    missing, unexpected, reshaped = weight_mismatch(model.state_dict(),
+                                                    state)
+    if missing or unexpected or reshaped:
+        detail = '; '.join(
+            f'{len(keys)} {what}, e.g. {few(keys, 2)}'
+            for what, keys in (('missing keys', missing),
+                               ('unexpected', unexpected),
+                               ('of another shape', reshaped)) if keys)
         raise UserError(f'{argument}: the weights of {name} do not fit the '
                         f"config's model ({detail}); give the config it was "
                         'trained with (--config)')
+    model.load_state_dict(state, strict=False)  # checked above
     return model.eval(), cfg
 
 
