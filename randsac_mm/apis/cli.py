@@ -15,8 +15,8 @@ import sys
 
 __all__ = ['USER_ERRORS', 'HelpFormatter', 'UserError', 'add_debug_arg',
            'NEEDS_DEFAULT_COLLATE', 'check_collate', 'config_kind',
-           'non_negative_int', 'one_line', 'positive_float', 'positive_int',
-           'require_file', 'require_kind', 'run_tool']
+           'existing_file', 'non_negative_int', 'one_line', 'positive_float',
+           'positive_int', 'require_file', 'require_kind', 'run_tool']
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter,
@@ -96,6 +96,14 @@ def require_file(path, argument, what='file'):
     if not os.path.isfile(path):
         raise UserError(f'{argument}: no such file {path!r}; give a {what}')
     return path
+
+
+def existing_file(text):
+    """argparse ``type`` of an input file: a path that exists (argparse
+    names the argument in its error)."""
+    if not os.path.isfile(text):
+        raise argparse.ArgumentTypeError(f'no such file: {text!r}')
+    return text
 
 
 def positive_float(text):

@@ -26,6 +26,7 @@ from randsac_mm.apis.cli import (
     HelpFormatter,
     UserError,
     add_debug_arg,
+    existing_file,
     positive_int,
     run_tool,
 )
@@ -35,13 +36,11 @@ REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # installed randsac_mm (docs/architecture.md): run it from a checkout.
 sys.path.insert(0, REPO_ROOT)
 
-ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
-
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument('configs', nargs='*',
+    parser.add_argument('configs', nargs='*', type=existing_file,
                         help='RandSAC pretraining configs with blob segments '
                         '(default: every one under configs/)')
     parser.add_argument('--samples', type=positive_int, default=10000,
@@ -53,11 +52,7 @@ def parse_args(argv=None):
     parser.add_argument('--out', default='work_dirs/blob_counts.json',
                         help='JSON file for the results')
     add_debug_arg(parser)
-    args = parser.parse_args(argv)
-    for path in args.configs:
-        if not osp.isfile(path):
-            parser.error(f'argument configs: no such file: {path!r}')
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv=None):
@@ -69,7 +64,7 @@ def main(argv=None):
         summary_line,
     )
     paths = args.configs or sorted(
-        p for p in glob(osp.join(ROOT, 'configs', '**', '*.py'),
+        p for p in glob(osp.join(REPO_ROOT, 'configs', '**', '*.py'),
                         recursive=True) if '_base_' not in p)
     generators = blob_generators(paths, args.exact_counts)
     if not generators:
@@ -86,7 +81,7 @@ def main(argv=None):
     results = {}
     for path, generator in generators:
         stats = count_statistics(generator, args.samples, args.seed)
-        name = osp.relpath(path, osp.join(ROOT, 'configs'))
+        name = osp.relpath(path, osp.join(REPO_ROOT, 'configs'))
         results[name] = stats
         print(f'{name}: {summary_line(stats)}', flush=True)
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)

@@ -20,6 +20,7 @@ from randsac_mm.apis.cli import (
     HelpFormatter,
     UserError,
     add_debug_arg,
+    existing_file,
     require_kind,
     run_tool,
 )
@@ -37,7 +38,8 @@ def human(macs):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument('config', help='a RandSAC pretraining config')
+    parser.add_argument('config', type=existing_file,
+                        help='a RandSAC pretraining config')
     parser.add_argument('--compare-architectures', action='store_true',
                         help='also count the two-stream, masked transformer '
                         'and transformer-skip variants of the config, next '
@@ -52,8 +54,6 @@ def main(argv=None):
                         help='key=value config overrides; None: none')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
-    if not osp.isfile(args.config):
-        parser.error(f'argument config: no such file: {args.config!r}')
     # After the arguments are checked: a mistake is reported at once.
     from mmengine.config import Config
     from mmengine.registry import init_default_scope

@@ -22,13 +22,13 @@ CPU (tests/analysis/test_memory.py).
 """
 import argparse
 import json
-import os.path as osp
 
 from mmengine.config import DictAction
 
 from randsac_mm.apis.cli import (
     HelpFormatter,
     add_debug_arg,
+    existing_file,
     positive_float,
     positive_int,
     require_kind,
@@ -38,11 +38,10 @@ from randsac_mm.apis.cli import (
 GiB = 2**30
 
 
-
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument('configs', nargs='+',
+    parser.add_argument('configs', nargs='+', type=existing_file,
                         help='pretraining configs (RandSAC, MAE), or '
                         'segmentation or detection configs')
     parser.add_argument('--gpu-mem', type=positive_float, default=80.0,
@@ -56,11 +55,7 @@ def parse_args(argv=None):
                         help='config overrides, e.g. model.backbone.with_cp='
                         'True model.neck.with_cp=True; None: none')
     add_debug_arg(parser)
-    args = parser.parse_args(argv)
-    for path in args.configs:
-        if not osp.isfile(path):
-            parser.error(f'argument configs: no such file: {path!r}')
-    return args
+    return parser.parse_args(argv)
 
 
 def check_configs(args):

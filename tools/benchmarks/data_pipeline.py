@@ -21,6 +21,7 @@ from randsac_mm.apis.cli import (
     HelpFormatter,
     UserError,
     add_debug_arg,
+    existing_file,
     positive_float,
     positive_int,
     require_kind,
@@ -49,7 +50,8 @@ def fraction(text):
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument('config', help='a RandSAC pretraining config whose '
+    parser.add_argument('config', type=existing_file,
+                        help='a RandSAC pretraining config whose '
                         'training pipeline loads image files (ImageNet-style'
                         ', e.g. configs/randsac_vit-b_in1k.py)')
     parser.add_argument('--images', type=positive_int, default=200,
@@ -68,10 +70,7 @@ def parse_args(argv=None):
     parser.add_argument('--out', help='JSON file to write; None: not '
                         'written')
     add_debug_arg(parser)
-    args = parser.parse_args(argv)
-    if not osp.isfile(args.config):
-        parser.error(f'argument config: no such file: {args.config!r}')
-    return args
+    return parser.parse_args(argv)
 
 
 def check_config(path):

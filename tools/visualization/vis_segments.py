@@ -37,6 +37,7 @@ from randsac_mm.apis.cli import (
     HelpFormatter,
     UserError,
     add_debug_arg,
+    existing_file,
     non_negative_int,
     positive_int,
     run_tool,
@@ -56,7 +57,7 @@ def parse_args(argv=None):
     source.add_argument(
         '--img', help='image file, or sklearn:china.jpg / sklearn:flower.jpg '
         "for scikit-learn's bundled sample photos")
-    source.add_argument('--config',
+    source.add_argument('--config', type=existing_file,
                         help='a RandSAC pretraining config (its layout and '
                         'a training image) or a data config (a training '
                         'image)')
@@ -106,8 +107,6 @@ def parse_args(argv=None):
                              f"{args.img.split(':', 1)[1]!r}")
         elif not osp.isfile(args.img):
             parser.error(f'argument --img: no such file: {args.img!r}')
-    if args.config is not None and not osp.isfile(args.config):
-        parser.error(f'argument --config: no such file: {args.config!r}')
     if args.name is not None and (not args.name or osp.sep in args.name):
         parser.error('argument --name: a file name prefix, without '
                      f'{osp.sep!r}, got {args.name!r}')
