@@ -75,7 +75,7 @@ test: install-downstream lint
 	$(PY) -m pytest tests -n $(TEST_WORKERS) --dist worksteal
 
 demo: install
-	$(PY) tools/demo.py --work-dir work_dirs/demo
+	$(PY) -m experiments.demo --work-dir work_dirs/demo
 
 wheelhouse: install
 	$(PY) tools/misc/wheelhouse.py --out wheelhouse

@@ -16,11 +16,13 @@ from setuptools.command.build_py import build_py
 
 HERE = osp.dirname(osp.abspath(__file__))
 # What mim's layout ships inside the package (randsac_mm/.mim/): the configs
-# with their metafile (mmpretrain's model index), and the tools.
+# with their metafile (mmpretrain's model index), and every tool but those
+# of CHECKOUT_ONLY.
 MIM_ITEMS = ('configs', 'tools')
-# A tool that needs the checkout (the experiments/ package, setup.py) finds
-# it through a REPO_ROOT it defines: the wheel leaves it out.
-CHECKOUT_ONLY_MARK = 'REPO_ROOT = osp.dirname('
+# The checkout's maintenance, no user's tool: tools/misc/wheelhouse.py
+# builds this setup.py and requirements/. (The experiments are no tools
+# either: they run in the checkout, `python -m experiments.<name>`.)
+CHECKOUT_ONLY = (osp.join('tools', 'misc'), )
 
 
 def read_requirements(name):
@@ -37,29 +39,11 @@ def read_version():
     return namespace['__version__']
 
 
-def checkout_only(path):
-    """Whether ``path`` is a tool that needs the checkout (see
-    ``CHECKOUT_ONLY_MARK``)."""
-    if not path.endswith('.py'):
-        return False
-    with open(path) as f:
-        return CHECKOUT_ONLY_MARK in f.read()
-
-
 def ignore_checkout_only(folder, names):
-    """``shutil.copytree``'s ``ignore``: checkout-only tools, caches, and
-    folders left with nothing to ship."""
-    ignored = {'__pycache__'}
-    for name in names:
-        path = osp.join(folder, name)
-        if osp.isfile(path) and checkout_only(path):
-            ignored.add(name)
-        elif osp.isdir(path) and name != '__pycache__':
-            files = [osp.join(root, f) for root, _, fs in os.walk(path)
-                     for f in fs]
-            if files and all(checkout_only(f) for f in files):
-                ignored.add(name)
-    return ignored
+    """``shutil.copytree``'s ``ignore``: ``CHECKOUT_ONLY`` and caches."""
+    rel = osp.relpath(folder, HERE)
+    return {name for name in names if name == '__pycache__' or
+            osp.join(rel, name) in CHECKOUT_ONLY}
 
 
 class BuildWithMim(build_py):

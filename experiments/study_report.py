@@ -2,7 +2,7 @@
 import json
 import os.path as osp
 
-from randsac_mm.evaluation.readouts import readout_title
+from randsac_mm.evaluation import readout_title
 
 __all__ = ['bar_chart', 'curve_chart', 'markdown', 'write_report']
 

@@ -1,4 +1,11 @@
-"""Pretraining throughput of RandSAC against a reference and MAE.
+r"""Pretraining throughput of RandSAC against a reference and MAE: one
+training iteration timed per setting, precision and variant. From the
+repository root:
+
+    python -m experiments.throughput \
+        [--settings vit-t-cifar vit-s-in100 vit-b-in1k] \
+        [--dtypes fp32 bf16] [--variants ...] [--compile] \
+        [--out work_dirs/benchmarks/pretrain_throughput.json]
 
 For each setting and precision, one training iteration (forward, backward,
 AdamW step) is timed for:
@@ -6,8 +13,8 @@ AdamW step) is timed for:
 - ``reference``: the test suite's oracle, ``tests/models/reference_randsac.py``
   (nn.Transformer layers, sequence-first, boolean masks, the paper's
   listing's structure), with the same weights, layouts and loss; it lives
-  with the tests it serves, so this variant needs a checkout of the
-  repository;
+  with the tests it serves, and imports as ``tests.models`` because the
+  benchmark runs from the repository root;
 - ``mae``: mmpretrain's MAE, the same encoder at its own 75% masking, and
   a decoder as wide and deep as the setting's RandSAC decoder
   (``MAEMatchedToRandSAC``; MAE's own default, 512 x 8, is wider than a
@@ -45,11 +52,21 @@ import sys
 import threading
 import time
 
+from randsac_mm._cli.args import (
+    HelpFormatter,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
+from randsac_mm._cli.errors import add_debug_arg, run_tool
+
 from . import REPO_ROOT
 from .benchmark_io import machine_info, write_json
 
 __all__ = ['DEFAULT_VARIANTS', 'SETTINGS', 'VARIANTS', 'pool_passes',
            'run_benchmark', 'table_lines']
+
+PROG = 'python -m experiments.throughput'
 
 
 # name: (pretraining config, CPU batch size).
@@ -260,9 +277,11 @@ def measure(setting, variant, dtype, batch_size, iters, repeats, warmup):
 def run_worker(args, setting, variant, dtype, batch_size):
     """One measurement in a fresh process (this module's ``--worker``
     entry), run from the repository root."""
-    cmd = [sys.executable, '-m', __name__, '--worker', setting, variant,
-           dtype, str(batch_size), '--iters', str(args.iters), '--repeats',
-           str(args.repeats), '--warmup', str(args.warmup)]
+    # --debug: a failure's whole traceback, for the results' 'failed'.
+    cmd = [sys.executable, '-m', 'experiments.throughput', '--worker',
+           setting, variant, dtype, str(batch_size), '--iters',
+           str(args.iters), '--repeats', str(args.repeats), '--warmup',
+           str(args.warmup), '--debug']
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT)
     if proc.returncode:  # reported; the other variants still run
         return dict(setting=setting, variant=variant, dtype=dtype,
@@ -371,7 +390,8 @@ def run_benchmark(args):
                         row['mfu'] = flops / (args.peak_tflops * 1e12)
             rows.extend(group)
     print_table(rows, macs)
-    result = dict(machine=machine_info(), command=' '.join(sys.argv),
+    result = dict(machine=machine_info(),
+                  command=' '.join([PROG, *sys.argv[1:]]),
                   iters=args.iters, repeats=args.repeats,
                   warmup=args.warmup, passes=args.passes,
                   forward_macs_per_image=macs,
@@ -385,21 +405,71 @@ def run_benchmark(args):
                   for r in failed))
 
 
-
-def worker_main(argv=None):
+def worker_main(argv):
     """``python -m experiments.throughput --worker SETTING VARIANT
-    DTYPE BATCH [--iters --repeats --warmup]``: one measurement, printed
-    as a JSON line."""
-    parser = argparse.ArgumentParser()
+    DTYPE BATCH --iters I --repeats R --warmup W [--debug]``: one
+    measurement, printed as a JSON line."""
+    parser = argparse.ArgumentParser(prog=PROG)
     parser.add_argument('--worker', nargs=4, required=True)
     parser.add_argument('--iters', type=int, required=True)
     parser.add_argument('--repeats', type=int, required=True)
     parser.add_argument('--warmup', type=int, required=True)
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
     setting, variant, dtype, batch_size = args.worker
     print(json.dumps(measure(setting, variant, dtype, int(batch_size),
                              args.iters, args.repeats, args.warmup)))
 
 
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('--settings', nargs='+', choices=list(SETTINGS),
+                        default=list(SETTINGS),
+                        help='model and data settings, each a pretraining '
+                        'config: ' + ', '.join(
+                            f'{k} ({v[0]}, batch {v[1]})'
+                            for k, v in SETTINGS.items()))
+    parser.add_argument('--dtypes', nargs='+', choices=('fp32', 'bf16'),
+                        default=['fp32', 'bf16'],
+                        help='precisions (bf16: autocast)')
+    parser.add_argument('--variants', nargs='+', choices=list(VARIANTS),
+                        default=list(DEFAULT_VARIANTS),
+                        help='what is timed: ' + '; '.join(
+                            f'{k}: {v}' for k, v in VARIANTS.items()
+                        ).replace('%', '%%'))
+    parser.add_argument('--compile', action='store_true',
+                        help='also time ours-compile (torch.compile)')
+    parser.add_argument('--batch-size', type=positive_int,
+                        help="images per iteration, for every setting; "
+                        "None: each setting's (see --settings)")
+    parser.add_argument('--iters', type=positive_int, default=3,
+                        help='iterations per timed round')
+    parser.add_argument('--repeats', type=positive_int, default=5,
+                        help='timed rounds per measurement (the median '
+                        'counts)')
+    parser.add_argument('--warmup', type=non_negative_int, default=2,
+                        help='untimed iterations before the rounds')
+    parser.add_argument('--passes', type=positive_int, default=1,
+                        help='times the list of variants is run, '
+                        'interleaved (rounds of all passes are pooled)')
+    parser.add_argument('--peak-tflops', type=positive_float,
+                        help='peak FLOP/s of the device for the dtype '
+                        '(e.g. 989 for an H100 SXM in bf16), for MFU; '
+                        "None: no MFU ('-')")
+    parser.add_argument(
+        '--out', default='work_dirs/benchmarks/pretrain_throughput.json',
+        help='JSON file for the results')
+    add_debug_arg(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ['--worker']:  # one measurement, started by run_worker
+        return worker_main(argv)
+    run_benchmark(parse_args(argv))
+
+
 if __name__ == '__main__':
-    worker_main()
+    run_tool(main, prog=PROG)

@@ -39,15 +39,24 @@ DEMO_CLASSIFIER = osp.join(REPO_ROOT, 'configs', 'demo',
                            'vit-mini-p4_1xb64-10e_digits.py')
 
 
+def tool_command(tool):
+    """What follows ``python`` to run ``tool``: a script's path (a tool
+    under tools/), or ``-m`` and a module (an experiment command,
+    ``experiments.<name>``, which runs from the repository root)."""
+    return [tool] if tool.endswith('.py') else ['-m', tool]
+
+
 def run_tool(args, timeout=600, env=None):
-    """Runs ``args`` (a tool under tools/) and returns its CompletedProcess.
+    """Runs ``args`` from the repository root and returns its
+    CompletedProcess: a tool under tools/ (``['tools/x.py', ...]``), an
+    experiment command (``['-m', 'experiments.x', ...]``) or any command.
 
     Fails the test, with the tool's output, when it exits non-zero.
     """
     full_env = dict(os.environ, PYTHONUNBUFFERED='1', OMP_NUM_THREADS='1')
     full_env['PYTHON'] = sys.executable
     full_env.update(env or {})
-    if args[0].endswith('.py'):
+    if args[0].endswith('.py') or args[0] == '-m':
         args = [sys.executable] + list(args)
     proc = subprocess.run(
         [str(a) for a in args], cwd=REPO_ROOT, env=full_env,

@@ -168,3 +168,80 @@ def test_the_figure_check_sees_a_figure_its_source_lacks(tmp_path):
             f'([perf]({source})), loss 0.911, margin +8.30, gap +4.2, '
             'not +4.3, torch 2.13.0.')
     assert unsourced_figures(text) == ['23%', '4.3', '8.30']
+
+
+# Where the code and the docs send a reader to a section: a link with an
+# anchor ([x](page.md#anchor)) or a page and a quoted heading
+# (docs/page.md, "Heading"), the heading as written or its part before a
+# colon. Wrapped docstrings and comments are joined before matching.
+SECTION_LINK = re.compile(r'\]\(([\w./-]+\.md)#([\w-]+)\)')
+SECTION_NAME = re.compile(r'(docs/[\w./-]+\.md),\s*"([^"\'\s][^"]*)"')
+REFERRING = sorted(
+    p for pattern in ('README.md', 'docs/*.md', 'randsac_mm/**/*.py',
+                      'tools/**/*', 'experiments/**/*.py', 'configs/**/*.py',
+                      'tests/**/*.py', 'Makefile')
+    for p in glob(osp.join(REPO_ROOT, pattern), recursive=True)
+    if osp.isfile(p) and not p.endswith('test_docs.py'))  # (examples)
+
+
+def headings(page):
+    """The headings of a markdown page, as written."""
+    return [line.lstrip('#').strip() for line in open(page)
+            if re.match(r'#{1,6} ', line)]
+
+
+def anchor(heading):
+    """GitHub's anchor of a heading: lower case, punctuation but hyphens
+    dropped, spaces to hyphens."""
+    text = re.sub(r'[^\w\- ]', '', heading.lower().replace('`', ''))
+    return text.replace(' ', '-')
+
+
+def joined(text):
+    """Comment and docstring line breaks (and their indentation, ``#``)
+    turned into single spaces."""
+    return re.sub(r'\s*\n\s*(?:#\s*)?', ' ', text)
+
+
+def section_references(path):
+    """(page, heading or anchor, is_anchor) that ``path`` points to."""
+    text = joined(open(path, errors='replace').read())
+    folder = osp.dirname(path)
+    found = [(osp.normpath(osp.join(folder, page)), ref, True)
+             for page, ref in SECTION_LINK.findall(text)]
+    found += [(osp.join(REPO_ROOT, page), ref, False)
+              for page, ref in SECTION_NAME.findall(text)]
+    return found
+
+
+def missing_sections(path):
+    missing = []
+    for page, ref, is_anchor in section_references(path):
+        if not osp.isfile(page):
+            missing.append(f'{ref} in missing page {page}')
+            continue
+        names = headings(page)
+        known = [anchor(h) for h in names] if is_anchor else \
+            names + [h.split(':')[0] for h in names]
+        if ref not in known:
+            missing.append(f'{osp.relpath(page, REPO_ROOT)}: {ref!r}')
+    return missing
+
+
+@pytest.mark.parametrize('path', REFERRING,
+                         ids=lambda p: osp.relpath(p, REPO_ROOT))
+def test_referenced_sections_exist(path):
+    assert not missing_sections(path)
+
+
+def test_the_section_check_sees_a_missing_section(tmp_path):
+    page = tmp_path / 'page.md'
+    page.write_text('# Page\n\n## Data loading: workers per GPU\n')
+    source = tmp_path / 'module.py'
+    source.write_text(
+        '"""See [it](page.md#data-loading-workers-per-gpu), '
+        '[that](page.md#gone)\nand (docs/install.md,\n    "Offline GPU '
+        'node"), (docs/install.md, "Nowhere")."""\n')
+    assert missing_sections(str(source)) == [
+        f'{osp.relpath(str(page), REPO_ROOT)}: ' + repr('gone'),
+        'docs/install.md: ' + repr('Nowhere')]

@@ -2,8 +2,9 @@
 into a temporary target, and run from a folder outside the clone, so
 nothing can come from the checkout.
 
-The wheel carries the configs, the metafile and the library's tools under
-``randsac_mm/.mim`` (mim's layout), and mim runs its tools from there.
+The wheel carries the configs, the metafile and every tool but the
+checkout's maintenance (tools/misc/) under ``randsac_mm/.mim`` (mim's
+layout), and mim runs its tools from there.
 """
 import json
 import os
@@ -11,6 +12,7 @@ import os.path as osp
 import subprocess
 import sys
 import zipfile
+from glob import glob
 
 import pytest
 
@@ -50,17 +52,19 @@ def run_outside(installed, code_or_args, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def test_the_wheel_ships_configs_metafile_and_library_tools(installed):
+def test_the_wheel_ships_configs_metafile_and_every_user_tool(installed):
     names = zipfile.ZipFile(installed[3]).namelist()
     assert 'randsac_mm/.mim/configs/metafile.yml' in names
     assert f'randsac_mm/.mim/configs/demo/{DEMO}.py' in names
-    assert 'randsac_mm/.mim/tools/train.py' in names
-    assert 'randsac_mm/.mim/tools/test.py' in names
-    # Tools that run the checkout's experiments/ need a checkout.
-    assert 'randsac_mm/.mim/tools/demo.py' not in names
-    assert 'randsac_mm/.mim/tools/misc/wheelhouse.py' not in names
-    assert not any(n.startswith('randsac_mm/.mim/tools/benchmarks/')
-                   for n in names)
+    assert 'randsac_mm/analysis/paper.py' in names
+    # Every file under tools/ but tools/misc/ (setup.py's CHECKOUT_ONLY).
+    tools = {osp.relpath(p, REPO_ROOT) for p in glob(
+        osp.join(REPO_ROOT, 'tools', '**', '*'), recursive=True)
+        if osp.isfile(p) and '__pycache__' not in p}
+    shipped = {n[len('randsac_mm/.mim/'):] for n in names
+               if n.startswith('randsac_mm/.mim/tools/')}
+    assert 'tools/train.py' in shipped and 'tools/misc/wheelhouse.py' in tools
+    assert shipped == {t for t in tools if not t.startswith('tools/misc/')}
     assert not any(n.startswith(('experiments/', 'tests/')) for n in names)
 
 
@@ -78,6 +82,25 @@ def test_the_installed_library_finds_its_model_index(installed):
     assert DEMO in found['names']
     assert 'randsac_vit-b_in1k' in found['names']
     assert found['model'] == 'RandSAC'
+
+
+def test_the_shipped_get_flops_gives_the_installed_paper_figures(
+        installed, tmp_path):
+    """get_flops.py, run outside the clone, reads the paper's FLOPs from
+    the installed metafile and configs."""
+    mim = installed[0] / 'randsac_mm' / '.mim'
+    config = mim / 'configs' / 'pretrain' / (
+        'randsac_vit-tiny-p4_blob-11to5_transformer-skip_8xb64-amp-1600e_'
+        'cifar10.py')
+    out = tmp_path / 'flops.json'
+    proc = run_outside(installed, [
+        str(mim / 'tools' / 'analysis' / 'get_flops.py'), str(config),
+        '--compare-architectures', '--out', str(out)])
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    paper = {r['architecture']: r['paper']
+             for r in json.loads(out.read_text())['rows']}
+    assert paper == {'two-stream': '499.60 M', 'transformer': '483.82 M',
+                     'transformer-skip': '484.26 M'}
 
 
 def test_mim_trains_the_demo_config_for_one_epoch(installed, tmp_path):

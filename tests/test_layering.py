@@ -4,18 +4,22 @@ is no import circle between packages and nothing imports upwards.
 
 Layers, bottom to top (docs/architecture.md):
 
-0. ``segments`` (numpy only), ``version``, ``version_check``, ``mim``
-   (where the installed configs and tools are)
-1. ``checkpoint`` (torch and mmengine only: the encoders refuse bad
+0. ``extension_registry`` (the registry of every extension point, plain
+   Python), ``version``, ``version_check``, ``mim`` (where the installed
+   configs and tools are)
+1. ``segments`` (numpy only)
+2. ``checkpoint`` (torch and mmengine only: the encoders refuse bad
    checkpoints through it, the tools convert with it)
-2. ``datasets`` (transforms and data sets)
-3. ``models``
-4. ``engine``, ``evaluation``, ``visualization`` (siblings: none imports
+3. ``datasets`` (transforms and data sets)
+4. ``models``
+5. ``engine``, ``evaluation``, ``visualization`` (siblings: none imports
    another)
-5. ``registration`` (registers all of the above into mmpretrain)
-6. ``downstream`` (mmseg and mmdet)
-7. ``apis`` (building models and runners)
-8. ``analysis`` (the memory and FLOPs of a config's step)
+6. ``registration`` (registers all of the above into mmpretrain)
+7. ``downstream`` (mmseg and mmdet)
+8. ``apis`` (what a user's script calls: building and loading models)
+9. ``analysis`` (the memory and FLOPs of a config's step), ``_cli`` (the
+   command lines' shared plumbing: errors, arguments, config kinds, the
+   device, the runner and the checks before it)
 
 Within a package, modules import each other without a circle either, and
 nothing in the package imports the checkout's ``tests`` or ``experiments``
@@ -31,15 +35,16 @@ from .conftest import REPO_ROOT
 
 PACKAGE = osp.join(REPO_ROOT, 'randsac_mm')
 LAYERS = {
-    'segments': 0, 'version': 0, 'version_check': 0, 'mim': 0,
-    'checkpoint': 1,
-    'datasets': 2,
-    'models': 3,
-    'engine': 4, 'evaluation': 4, 'visualization': 4,
-    'registration': 5,
-    'downstream': 6,
-    'apis': 7,
-    'analysis': 8,
+    'extension_registry': 0, 'version': 0, 'version_check': 0, 'mim': 0,
+    'segments': 1,
+    'checkpoint': 2,
+    'datasets': 3,
+    'models': 4,
+    'engine': 5, 'evaluation': 5, 'visualization': 5,
+    'registration': 6,
+    'downstream': 7,
+    'apis': 8,
+    'analysis': 9, '_cli': 9,
 }
 
 

@@ -27,17 +27,11 @@ import os.path as osp
 import subprocess
 import sys
 
-from randsac_mm.apis.cli import (
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    positive_int,
-    require_file,
-    require_kind,
-    run_tool,
-)
-from randsac_mm.apis.config import check_config_path
-from randsac_mm.apis.device import DEVICES, use_device_or_exit
+from randsac_mm._cli.args import HelpFormatter, positive_int, require_file
+from randsac_mm._cli.config import check_config_path
+from randsac_mm._cli.config_kinds import require_kind
+from randsac_mm._cli.device import DEVICES, use_device_or_exit
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 PROG = 'tools/pretrain_linear_finetune.py'
 HERE = osp.dirname(osp.abspath(__file__))
@@ -144,12 +138,12 @@ def check_up_front(args):
     import torch
     from mmengine.config import DictAction
 
-    from randsac_mm.apis.cli import check_collate
-    from randsac_mm.apis.config import read_config
-    from randsac_mm.apis.runner import (
+    from randsac_mm._cli.checks import (
         build_model_for_checks,
         check_pretrained_init,
     )
+    from randsac_mm._cli.config import read_config
+    from randsac_mm._cli.config_kinds import check_collate
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
     from randsac_mm.checkpoint.reading import read_checkpoint
     pretrain_cfg = read_config(args.pretrain_config, 'pretrain_config')

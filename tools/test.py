@@ -26,22 +26,15 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm.apis.cli import (
-    NEEDS_DEFAULT_COLLATE,
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    check_collate,
-    require_file,
-    require_kind,
-    run_tool,
-)
-from randsac_mm.apis.config import (
+from randsac_mm._cli.args import HelpFormatter, require_file
+from randsac_mm._cli.config import (
     add_common_args,
     check_config_path,
     load_run_config,
 )
-from randsac_mm.apis.device import use_device_or_exit
+from randsac_mm._cli.config_kinds import require_kind
+from randsac_mm._cli.device import use_device_or_exit
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 PROG = 'tools/test.py'
 TESTED_KINDS = ('classifier', 'segmentation', 'detection')
@@ -84,8 +77,8 @@ def parse_args(argv=None):
 
 def check_config(cfg, args):
     """What tools/test.py refuses before building the runner."""
-    from randsac_mm.apis.runner import check_checkpoint
-    kind = require_kind(
+    from randsac_mm._cli.checks import check_checkpoint
+    require_kind(
         cfg, TESTED_KINDS, 'config', args.config,
         hint={'pretraining': 'a pretraining config has no test loop; test '
               'the classifier config you fine-tuned or linear-probed its '
@@ -99,8 +92,6 @@ def check_config(cfg, args):
         raise UserError(f'config: {osp.basename(args.config)} has no '
                         f'{", ".join(lacking)}: no test loop; a tested config'
                         ' sets test_dataloader, test_cfg and test_evaluator')
-    if kind in NEEDS_DEFAULT_COLLATE:
-        check_collate(cfg, ('test_dataloader', ), 'config')
     check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test')
 
 
@@ -114,7 +105,7 @@ def main(argv=None):
     from mmengine.runner import Runner
 
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
-    from randsac_mm.apis.distributed import prepare_cpu_distributed
+    from randsac_mm._cli.distributed import prepare_cpu_distributed
     cfg = load_run_config(args)
     check_config(cfg, args)
     if args.dry_run:

@@ -3,7 +3,7 @@ when the config sets ``strategy``, e.g. FSDP).
 
 It trains on CUDA GPUs, and on the CPU only with ``--device cpu``: without
 it, a process that finds no usable GPU stops before building anything and
-says why (``randsac_mm.apis.device``).
+says why (``randsac_mm._cli.device``).
 
 Before building the runner it checks what would otherwise fail late or
 train the wrong thing, and stops with one line naming the argument: a
@@ -27,24 +27,22 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm.apis.cli import (
-    NEEDS_DEFAULT_COLLATE,
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    check_collate,
-    require_kind,
-    run_tool,
-)
-from randsac_mm.apis.config import (
+from randsac_mm._cli.args import HelpFormatter
+from randsac_mm._cli.config import (
     add_common_args,
     check_config_path,
     load_run_config,
 )
-from randsac_mm.apis.device import use_device_or_exit
+from randsac_mm._cli.config_kinds import (
+    CONFIG_KINDS,
+    check_collate,
+    require_kind,
+    trainable_kinds,
+)
+from randsac_mm._cli.device import use_device_or_exit
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 PROG = 'tools/train.py'
-TRAINED_KINDS = ('pretraining', 'classifier', 'segmentation', 'detection')
 
 
 def parse_args(argv=None):
@@ -83,6 +81,12 @@ def parse_args(argv=None):
         "mmengine's AmpOptimWrapper with dynamic loss scaling; None: the "
         "config's precision (bfloat16 with --amp)")
     parser.add_argument(
+        '--compile',
+        action='store_true',
+        help="run the model's loss compiled (torch.compile): adds "
+        "CompileLossHook to the config's custom_hooks "
+        '(docs/performance.md, "The whole step compiled")')
+    parser.add_argument(
         '--dry-run',
         action='store_true',
         help='make the checks (config, dataloaders, checkpoints, device) '
@@ -114,6 +118,9 @@ def apply_train_args(cfg, args):
             raise UserError('--auto-scale-lr: the config has no '
                             'auto_scale_lr.base_batch_size to scale from')
         cfg.auto_scale_lr.enable = True
+    if args.compile:
+        cfg.custom_hooks = list(cfg.get('custom_hooks') or []) + [
+            dict(type='CompileLossHook')]
     if args.no_validate:
         cfg.val_cfg = None
         cfg.val_dataloader = None
@@ -126,15 +133,16 @@ def check_config(cfg, args):
     or the library's ValueError naming the key)."""
     import torch
 
-    from randsac_mm.apis.runner import (
+    from randsac_mm._cli.checks import (
         check_checkpoint,
         check_pretrained_init,
-        check_strategy,
     )
-    kind = require_kind(
-        cfg, TRAINED_KINDS, 'config', args.config,
-        hint='a data config is a _base_ of model configs; train one that '
-        'includes it, e.g. configs/demo/vit-mini-p4_1xb64-10e_digits.py')
+    from randsac_mm._cli.runner import check_strategy
+    base = 'is a _base_ of model configs; train one that includes it, ' \
+        'e.g. configs/demo/vit-mini-p4_1xb64-10e_digits.py'
+    kind = require_kind(cfg, trainable_kinds(), 'config', args.config,
+                        hint=dict(data=f'a data config {base}',
+                                  runtime=f'a runtime config {base}'))
     lacking = [k for k in ('train_dataloader', 'train_cfg', 'optim_wrapper')
                if cfg.get(k) is None]
     if lacking:
@@ -142,7 +150,7 @@ def check_config(cfg, args):
                         f'{", ".join(lacking)}: nothing to train with; a '
                         'training config sets train_dataloader, train_cfg '
                         'and optim_wrapper')
-    if kind in NEEDS_DEFAULT_COLLATE:
+    if CONFIG_KINDS.get(kind).stacked_batches:
         check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')
     check_strategy(cfg, torch.cuda.is_available())
     check_pretrained_init(cfg)
@@ -164,8 +172,8 @@ def main(argv=None):
             'one in the work dir')
     use_device_or_exit(args.device, PROG)
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
-    from randsac_mm.apis.distributed import prepare_cpu_distributed
-    from randsac_mm.apis.runner import build_runner
+    from randsac_mm._cli.distributed import prepare_cpu_distributed
+    from randsac_mm._cli.runner import build_runner
     cfg = apply_train_args(load_run_config(args), args)
     check_config(cfg, args)
     if args.dry_run:

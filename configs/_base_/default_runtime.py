@@ -7,19 +7,21 @@ default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50),
     param_scheduler=dict(type='ParamSchedulerHook'),
-    # atomic_local (randsac_mm.fileio): a checkpoint is written to a
-    # temporary file and renamed, so a killed run never leaves a truncated
-    # checkpoint or last_checkpoint pointer behind.
+    # atomic_local (randsac_mm.checkpoint.AtomicLocalBackend): a checkpoint
+    # is written to a temporary file and renamed, so a killed run never
+    # leaves a truncated checkpoint or last_checkpoint pointer behind.
     checkpoint=dict(type='CheckpointHook', interval=1, max_keep_ckpts=3,
                     backend_args=dict(backend='atomic_local')),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='VisualizationHook', enable=False),
 )
 
-# Stop at the first NaN/inf loss, before it is checkpointed; key the data
-# randomness of PerSampleSeed pipelines on (seed, epoch, sample); carry the
-# global generators (masks, dropout) through a resume.
-custom_hooks = [dict(type='NonFiniteLossHook'),
+# Log the global batch's loss (the mean over processes); stop at the first
+# NaN/inf loss, before it is checkpointed; key the data randomness of
+# PerSampleSeed pipelines on (seed, epoch, sample); carry the global
+# generators (masks, dropout) through a resume.
+custom_hooks = [dict(type='MeanLogsOverProcessesHook'),
+                dict(type='NonFiniteLossHook'),
                 dict(type='PerSampleSeedHook'),
                 dict(type='RandomStateHook')]
 

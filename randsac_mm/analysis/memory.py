@@ -186,10 +186,7 @@ def step_loss(model, images, token_rank):
     MAE) on preprocessed images."""
     if token_rank is None:
         return model.loss(images, [])['loss']
-    from ..models.utils import SegmentBatch
-    batch = SegmentBatch(token_rank, attention=model.attention_kernel(images)
-                         if model.attention == 'auto' else model.attention,
-                         device=images.device)
+    batch = model.plan_batch(images, token_rank)
     pred = model.predict_segments(images, batch)
     return model.head.loss(pred, images, batch.decoder_order,
                            batch.loss_mask)
@@ -381,7 +378,7 @@ def _downstream_report(cfg, config, name):
 
     import randsac_mm.downstream  # noqa: F401  (registers)
 
-    from ..models.utils.attention import sdpa_backend_list
+    from ..models.attention import sdpa_backend_list
     dtype = step_precision(cfg, 'cuda')
     # The CPU measures bfloat16 for a float16 config: the same bytes.
     dtype = torch.bfloat16 if dtype is not None else None
@@ -400,8 +397,8 @@ def _downstream_report(cfg, config, name):
                                   ('math', ('math', ))):
                 # The windowed blocks run the backbone's own list, the
                 # global ones (mmpretrain's attention) the context's.
-                backbone.sdpa_backends = backends = sdpa_backend_list(names)
-                with sdpa_kernel(list(backends)):
+                backbone.sdpa_backends = names
+                with sdpa_kernel(list(sdpa_backend_list(names))):
                     result[f'{label}_{kernel}'] = saved_bytes(
                         backbone, lambda: backbone(torch.zeros(1, 3, *size)),
                         dtype, mode)

@@ -16,7 +16,8 @@ def build_model(config, checkpoint=None, seed=None, init=True):
         config (mmengine.Config | str): a config, a config file, or a
             model name of ``mmpretrain.list_models('*randsac*')`` (after
             ``import randsac_mm.registration``).
-        checkpoint (str | None): weights to load, every key (strict).
+        checkpoint (str | None): weights to load, every one (a ValueError
+            naming what does not fit otherwise).
         seed (int | None): seeds torch before the model is built, so the
             same seed gives the same untrained model.
         init (bool): run ``init_weights`` (False: as constructed, for what
@@ -26,17 +27,17 @@ def build_model(config, checkpoint=None, seed=None, init=True):
         torch.nn.Module: the model, initialised or loaded, on the CPU.
     """
     import torch
-    from mmengine.runner import load_checkpoint
     from mmpretrain.apis import get_model
 
     from .. import registration  # noqa: F401  (our modules and model names)
+    from ..evaluation.weights import load_weights
     if seed is not None:
         torch.manual_seed(seed)
     model = get_model(config).train()
     if init:
         model.init_weights()
     if checkpoint:
-        load_checkpoint(model, checkpoint, map_location='cpu', strict=True)
+        load_weights(model, checkpoint)
     return model
 
 
@@ -51,14 +52,16 @@ def load_model(checkpoint, config=None):
     Returns:
         tuple: (model in eval mode, its mmengine.Config).
     """
-    import torch
     from mmengine.config import Config
 
-    from ..checkpoint.loading import stored_config
-    state = torch.load(checkpoint, map_location='cpu')
-    cfg = Config.fromfile(config) if config else stored_config(state)
+    from ..checkpoint.reading import read_checkpoint, stored_config
+    from ..evaluation.weights import load_weights
+    loaded, _ = read_checkpoint(checkpoint, 'checkpoint')
+    cfg = Config.fromfile(config) if config else stored_config(loaded)
     if cfg is None:
-        raise ValueError(f'{checkpoint} stores no config: give --config')
+        raise ValueError(f'checkpoint: {checkpoint} stores no config '
+                         "(mmengine writes it in meta['cfg']): give it with "
+                         'config=')
     model = build_model(cfg, init=False)
-    model.load_state_dict(state.get('state_dict', state), strict=True)
+    load_weights(model, checkpoint, 'checkpoint', config)
     return model.eval(), cfg

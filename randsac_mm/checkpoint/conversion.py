@@ -3,7 +3,8 @@ import math
 
 from mmpretrain.models.utils import resize_pos_embed
 
-from .loading import encoder_state, summarise_keys
+from .fit import summarise_keys
+from .loading import encoder_state
 
 __all__ = ['ConversionError', 'convert_for_downstream']
 

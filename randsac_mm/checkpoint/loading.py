@@ -6,30 +6,18 @@ only logs mismatched keys, so an empty path, a checkpoint of another
 model or a wrong prefix silently leaves a randomly initialised backbone.
 """
 import os.path as osp
-import pickle
-import zipfile
 
-import torch
+from .fit import check_fit
+from .reading import read_checkpoint, stored_config
 
 __all__ = ['PretrainedCheckpointError', 'check_pretrained_checkpoint',
-           'encoder_state', 'stored_config', 'summarise_keys']
+           'encoder_state']
 
-RESIZABLE = ('pos_embed', )  # resized on load by VisionTransformer
+ARGUMENT = 'init_cfg.checkpoint'
 
 
 class PretrainedCheckpointError(ValueError):
     """The pretrained checkpoint cannot initialise the backbone."""
-
-
-def _load(path):
-    try:
-        return torch.load(path, map_location='cpu')
-    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError,
-            RuntimeError) as e:
-        raise PretrainedCheckpointError(
-            f'init_cfg.checkpoint {path!r} is not a readable checkpoint '
-            f'(corrupted or truncated file?): {type(e).__name__}: '
-            f'{str(e).splitlines()[0][:200]}') from e
 
 
 def encoder_state(state_dict, prefix, error_cls, source):
@@ -50,46 +38,11 @@ def encoder_state(state_dict, prefix, error_cls, source):
     return encoder
 
 
-def summarise_keys(keys):
-    """'layers.12.attn.qkv.weight', ... -> 'layers.12-14.*' and the rest."""
-    layers = sorted({int(k.split('.')[1]) for k in keys
-                     if k.startswith('layers.')})
-    span = f'{layers[0]}-{layers[-1]}' if len(layers) > 1 else \
-        ''.join(map(str, layers))
-    parts = [f'layers.{span}.*'] if layers else []
-    return parts + [k for k in keys if not k.startswith('layers.')]
-
-
-def stored_config(state):
-    """The config mmengine stored in a checkpoint, or None.
-
-    Parsed without importing its ``custom_imports``: a checkpoint written
-    before a module was renamed still names the old one.
-
-    Args:
-        state (dict): a loaded checkpoint (``meta['cfg']``: the config text).
-
-    Returns:
-        mmengine.Config | None
-    """
-    import tempfile
-
-    from mmengine.config import Config
-    text = state.get('meta', {}).get('cfg') if isinstance(state, dict) \
-        else None
-    if not isinstance(text, str):
-        return None
-    with tempfile.NamedTemporaryFile('w', suffix='.py') as f:
-        f.write(text)
-        f.flush()
-        return Config.fromfile(f.name, import_custom_modules=False)
-
-
-def _matching_configs(state):
+def _matching_configs(loaded):
     """The evaluation configs the checkpoint's own pretraining config names
     (its ``eval_configs``; mmengine stores the config in the checkpoint)."""
     try:
-        cfg = stored_config(state)
+        cfg = stored_config(loaded)
     except Exception:  # not an mmengine config: no suggestion
         return []
     return list(dict(cfg.get('eval_configs') or {}).values()) if cfg \
@@ -98,7 +51,8 @@ def _matching_configs(state):
 
 def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
                                 unused_keys=()):
-    """Checks ``checkpoint`` against ``module``'s parameters.
+    """Checks ``checkpoint`` against ``module``'s parameters
+    (``checkpoint.fit.check_fit``, purpose 'init').
 
     Keys under the module's ``NEW_MODULE_PREFIXES`` (parts that exist only
     downstream, like a feature pyramid) are not expected in the checkpoint.
@@ -115,50 +69,26 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
 
     Raises:
         PretrainedCheckpointError: empty or missing path, unreadable file,
-            no key with ``prefix``, missing or unexpected keys, or shapes
-            that differ.
+            no key with ``prefix``, or weights that do not fit.
     """
     hint = ('pass the pretraining checkpoint with --cfg-options '
             'model.backbone.init_cfg.checkpoint=work_dirs/<pretrain>/'
             'epoch_<N>.pth')
     if not checkpoint:
-        raise PretrainedCheckpointError(
-            f'init_cfg.checkpoint is empty: {hint}')
+        raise PretrainedCheckpointError(f'{ARGUMENT} is empty: {hint}')
     if '://' in checkpoint:
         return  # remote files are checked by mmengine when downloaded
     if not osp.isfile(checkpoint):
         raise PretrainedCheckpointError(
-            f'init_cfg.checkpoint {checkpoint!r} does not exist: {hint}')
-    loaded = _load(checkpoint)
-    state = loaded.get('state_dict', loaded) if isinstance(loaded, dict) \
-        else {}
+            f'{ARGUMENT} {checkpoint!r} does not exist: {hint}')
+    loaded, state = read_checkpoint(checkpoint, f'{ARGUMENT} {checkpoint!r}',
+                                    PretrainedCheckpointError)
     backbone = encoder_state(state, prefix, PretrainedCheckpointError,
-                             f'init_cfg.checkpoint {checkpoint!r}')
-    new = tuple(getattr(module, 'NEW_MODULE_PREFIXES', ()))
-    expected = {k: v for k, v in module.state_dict().items()
-                if not k.startswith(new)}
-    missing = sorted(set(expected) - set(backbone))
-    if missing:
-        raise PretrainedCheckpointError(
-            f'init_cfg.checkpoint {checkpoint!r} lacks {len(missing)} '
-            f'backbone keys, e.g. {missing[:5]}: a checkpoint of another '
-            'architecture?')
-    unexpected = sorted(set(backbone) - set(module.state_dict()) -
-                        set(unused_keys))
-    if unexpected:
-        matching = _matching_configs(loaded)
-        suggestion = (f'evaluate it with {" or ".join(matching)}'
-                      if matching else 'use a config whose backbone has the '
-                      "checkpoint's depth and type")
-        raise PretrainedCheckpointError(
-            f'init_cfg.checkpoint {checkpoint!r} has {len(unexpected)} '
-            f'encoder keys the backbone lacks, {summarise_keys(unexpected)}'
-            ' (a deeper encoder, or a two-stream one): they would be '
-            f'dropped silently; {suggestion}')
-    wrong = [f'{k}: checkpoint {tuple(backbone[k].shape)} vs model '
-             f'{tuple(v.shape)}' for k, v in expected.items()
-             if k not in RESIZABLE and backbone[k].shape != v.shape]
-    if wrong:
-        raise PretrainedCheckpointError(
-            f'init_cfg.checkpoint {checkpoint!r} is from another architecture:'
-            f' {wrong[:3]}')
+                             f'{ARGUMENT} {checkpoint!r}')
+    matching = _matching_configs(loaded)
+    check_fit(module.state_dict(), backbone, ARGUMENT, checkpoint, 'init',
+              target='the backbone', kind='pretraining',
+              suggestion=f'evaluate it with {" or ".join(matching)}'
+              if matching else None, error=PretrainedCheckpointError,
+              not_expected=getattr(module, 'NEW_MODULE_PREFIXES', ()),
+              may_remain=unused_keys)

@@ -1,33 +1,31 @@
-"""A checkpoint file read for a tool's checks: its weights, or an error
-that names the argument, and how its weights fit a model.
+"""The one reader of checkpoint files: its weights and the config mmengine
+stored in it, or an error that names the argument.
 
-What every tool that takes a checkpoint (test, resume, frozen evaluation,
-pictures, export) reads it with, so a file that is not a checkpoint, or a
-checkpoint of another model, is one line naming the argument, not a
-traceback from inside torch or mmengine.
+Every path that reads a checkpoint reads it here (test, resume, frozen
+evaluation, pictures, export, conversion, a backbone's pretrained
+initialisation, ``apis.load_model``), so a file that is not a checkpoint is
+one line naming the argument, not a traceback from inside torch or
+mmengine.
 """
 import os.path as osp
 import re
 
-__all__ = ['NOT_REQUIRED', 'RESIZED_ON_LOAD', 'few', 'read_checkpoint',
-           'weight_mismatch']
-
-# Keys whose shape the model adapts on load (mmpretrain's VisionTransformer
-# resizes its position embedding), and BatchNorm's counter, which mmengine
-# does not require either.
-RESIZED_ON_LOAD = ('pos_embed', )
-NOT_REQUIRED = ('num_batches_tracked', )
+__all__ = ['read_checkpoint', 'stored_config']
 
 
-def read_checkpoint(path, argument):
+def read_checkpoint(path, argument, error=ValueError):
     """An mmengine checkpoint and its model state, refusing what is not one.
 
     Tensors are memory-mapped where the file allows it (the zip format of
     torch >= 1.6): listing a large checkpoint's keys reads little of it.
+    ``torch.load`` reads weights only (torch's default): the training
+    checkpoints' other globals are allowed by ``safe_globals``.
 
     Args:
         path (str): the file given.
         argument (str): the argument's name, for the message.
+        error (type): what a file that is not a checkpoint raises (a
+            ValueError subclass).
 
     Returns:
         tuple: (the loaded object, its state dict with a wrapped model's
@@ -35,7 +33,7 @@ def read_checkpoint(path, argument):
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: not readable by ``torch.load``, or no state dict in it.
+        error: not readable by ``torch.load``, or no state dict in it.
     """
     import torch
     if not osp.isfile(path):
@@ -48,7 +46,7 @@ def read_checkpoint(path, argument):
             loaded = torch.load(path, map_location='cpu')
     except Exception as e:  # any reader's failure: not a checkpoint
         why = ' '.join(str(e).split())[:160]
-        raise ValueError(
+        raise error(
             f'{argument}: {osp.basename(path)} is not a checkpoint torch.load '
             f'can read ({type(e).__name__}{": " + why if why else ""}); give '
             'a .pth that training wrote') from e
@@ -61,39 +59,33 @@ def read_checkpoint(path, argument):
     else:
         held = sorted(map(str, loaded))[:6] if isinstance(loaded, dict) \
             else type(loaded).__name__
-        raise ValueError(f'{argument}: {osp.basename(path)} holds no '
-                         f'state_dict (it holds {held}): not a model '
-                         'checkpoint; give a .pth that training wrote')
+        raise error(f'{argument}: {osp.basename(path)} holds no state_dict '
+                    f'(it holds {held}): not a model checkpoint; give a .pth '
+                    'that training wrote')
     return loaded, {re.sub(r'^module\.', '', k): v for k, v in state.items()}
 
 
-def weight_mismatch(expected, state):
-    """How a checkpoint's weights fit a model's.
+def stored_config(loaded):
+    """The config mmengine stored in a checkpoint, or None.
+
+    Parsed without importing its ``custom_imports``: a checkpoint written
+    before a module was renamed still names the old one.
 
     Args:
-        expected (dict): the model's ``state_dict()``.
-        state (dict): the checkpoint's, from :func:`read_checkpoint`.
+        loaded (dict): a loaded checkpoint (``meta['cfg']``: the config
+            text), from :func:`read_checkpoint`.
 
     Returns:
-        tuple[list[str]]: the model's keys the checkpoint lacks (but
-        ``NOT_REQUIRED``), the checkpoint's keys the model lacks, and
-        ``'key (shape) vs (shape)'`` of the keys whose shapes differ (but
-        ``RESIZED_ON_LOAD``); all empty when it fits.
+        mmengine.Config | None
     """
-    missing = [k for k in expected
-               if k not in state and not k.endswith(NOT_REQUIRED)]
-    unexpected = [k for k in state if k not in expected]
-    reshaped = []
-    for key in expected:
-        if key in state and not key.endswith(RESIZED_ON_LOAD):
-            mine = tuple(expected[key].shape)
-            theirs = tuple(getattr(state[key], 'shape', ()))
-            if mine != theirs:
-                reshaped.append(f'{key} {theirs} vs {mine}')
-    return missing, unexpected, reshaped
+    import tempfile
 
-
-def few(keys, count=4):
-    """The first ``count`` of ``keys``, and '...' when there are more."""
-    keys = list(keys)
-    return ', '.join(keys[:count]) + (', ...' if len(keys) > count else '')
+    from mmengine.config import Config
+    meta = loaded.get('meta') if isinstance(loaded, dict) else None
+    text = meta.get('cfg') if isinstance(meta, dict) else None
+    if not isinstance(text, str):
+        return None
+    with tempfile.NamedTemporaryFile('w', suffix='.py') as f:
+        f.write(text)
+        f.flush()
+        return Config.fromfile(f.name, import_custom_modules=False)

@@ -25,8 +25,11 @@ from .probe_training import (
     held_out_accuracy,
     train_on_features,
 )
+from .progress import epoch_count, stage
+from .readout import Readout, register_readout
 
-__all__ = ['AttentivePoolingHead', 'attentive_probe_accuracy']
+__all__ = ['AttentivePoolingHead', 'AttentiveProbe',
+           'attentive_probe_accuracy']
 
 
 class AttentivePoolingHead(nn.Module):
@@ -110,3 +113,19 @@ def attentive_probe_accuracy(train_tokens, train_labels, test_tokens,
     train_on_features(head, optimizer, train_tokens, train_labels, epochs,
                       warmup_epochs, batch_size, lr, generator, tick)
     return held_out_accuracy(head, test_tokens, test_labels)
+
+
+@register_readout('attentive')
+class AttentiveProbe(Readout):
+    """An attentive probe on the last layer's tokens."""
+    title = 'attentive probe'
+    features = 'tokens'
+
+    def read(self, train, test, settings, report=None):
+        epochs = settings['probe_epochs']
+        return {'attentive': attentive_probe_accuracy(
+            *train, *test, epochs=epochs,
+            warmup_epochs=settings['warmup_epochs'], seed=settings['seed'],
+            tick=stage(report, f'{self.title}: {epoch_count(epochs)} on '
+                       f'{len(train[0])} x {train[0].shape[1]} tokens',
+                       epochs))}

@@ -1,10 +1,10 @@
 """The features of a frozen encoder that the readouts read."""
 import torch
 
-from .progress import progress_reporter
-from .readouts import READOUTS
+from .progress import progress_reporter, stage
+from .readout import READOUTS, check_readouts
 
-__all__ = ['extract_features', 'extract_layer_features',
+__all__ = ['FEATURE_KINDS', 'extract_features', 'extract_layer_features',
            'extract_readout_features', 'stacked']
 
 
@@ -131,6 +131,17 @@ def extract_layer_features(model, dataloader, tick=None):
     return torch.cat(features), torch.tensor(labels, dtype=torch.long)
 
 
+# What a readout may read (``Readout.features``): how progress names a pass
+# over a loader, and the extraction ``fn(model, loader, tick)``.
+FEATURE_KINDS = {
+    'pooled': ('features', lambda model, loader, tick: extract_features(
+        model, loader, tick=tick)),
+    'tokens': ('last-layer tokens', lambda model, loader, tick:
+               extract_features(model, loader, tokens=True, tick=tick)),
+    'layers': ("every layer's features", extract_layer_features),
+}
+
+
 def extract_readout_features(model, train_loader, test_loader,
                              readouts=('linear', 'knn'), progress=None):
     """The features ``readouts`` read, extracted once.
@@ -144,40 +155,26 @@ def extract_readout_features(model, train_loader, test_loader,
 
     Returns:
         dict: ``(train, test)`` pairs of (features, labels) tuples, under
-        ``pooled`` ([N, C], for 'linear' and 'knn'), ``tokens``
-        ([N, L, C], 'attentive') and ``layers`` ([N, num_layers, C]).
+        each ``FEATURE_KINDS`` key the readouts read: ``pooled`` ([N, C],
+        'linear' and 'knn'), ``tokens`` ([N, L, C], 'attentive'),
+        ``layers`` ([N, num_layers, C]).
     """
-    unknown = sorted(set(readouts) - set(READOUTS))
-    if unknown:
-        raise ValueError(f'readouts: unknown {unknown}; allowed: {READOUTS}')
+    check_readouts(readouts)
     report = progress_reporter(progress)
+    needed = {READOUTS.get(r).features for r in readouts}
 
     def passes(what, extract):
-        """``extract(loader, tick)`` of the training and test loaders."""
+        """``extract(model, loader, tick)`` of the training and test
+        loaders."""
         out = []
         for name, loader in (('training', train_loader),
                              ('test', test_loader)):
-            tick = None
-            if report is not None:
-                batches = len(loader)
-                tick = report(
-                    f'{what} of the {len(loader.dataset)} {name} images '
-                    f'({batches} batch{"es" if batches > 1 else ""})',
-                    batches)
-            out.append(extract(loader, tick))
+            batches = len(loader) if report is not None else 0
+            tick = stage(
+                report, f'{what} of the {len(loader.dataset)} {name} images '
+                f'({batches} batch{"es" if batches > 1 else ""})', batches)
+            out.append(extract(model, loader, tick))
         return tuple(out)
 
-    features = {}
-    if 'linear' in readouts or 'knn' in readouts:
-        features['pooled'] = passes(
-            'features', lambda loader, tick: extract_features(
-                model, loader, tick=tick))
-    if 'attentive' in readouts:
-        features['tokens'] = passes(
-            'last-layer tokens', lambda loader, tick: extract_features(
-                model, loader, tokens=True, tick=tick))
-    if 'layers' in readouts:
-        features['layers'] = passes(
-            "every layer's features", lambda loader, tick:
-            extract_layer_features(model, loader, tick=tick))
-    return features
+    return {kind: passes(*FEATURE_KINDS[kind]) for kind in FEATURE_KINDS
+            if kind in needed}

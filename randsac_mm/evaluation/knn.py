@@ -7,7 +7,12 @@ their class with weight exp(similarity / temperature).
 import torch
 import torch.nn.functional as F
 
-__all__ = ['knn_accuracy']
+from .progress import stage
+from .readout import Readout, register_readout
+
+__all__ = ['KNN', 'knn_accuracy']
+
+KNN_CHUNK = 1024  # test features the k-NN compares at once
 
 
 def knn_accuracy(train_features, train_labels, test_features, test_labels,
@@ -46,3 +51,18 @@ def knn_accuracy(train_features, train_labels, test_features, test_labels,
         if tick is not None:
             tick()
     return 100.0 * float(correct) / len(test_features)
+
+
+@register_readout('knn')
+class KNN(Readout):
+    """Weighted cosine k-NN on the averaged last-layer tokens."""
+    title = 'k-NN (k={k})'
+
+    def read(self, train, test, settings, report=None):
+        chunks = -(-len(test[0]) // KNN_CHUNK)
+        title = self.title.format(k=settings['k'])
+        return {'knn': knn_accuracy(
+            *train, *test, k=settings['k'],
+            temperature=settings['temperature'], chunk=KNN_CHUNK,
+            tick=stage(report, f'{title}: {len(test[0])} test images',
+                       chunks))}

@@ -20,8 +20,10 @@ from .probe_training import (
     held_out_accuracy,
     train_on_features,
 )
+from .progress import epoch_count, stage
+from .readout import Readout, register_readout
 
-__all__ = ['linear_probe_accuracy']
+__all__ = ['LinearProbe', 'linear_probe_accuracy']
 
 
 def linear_probe_accuracy(train_features, train_labels, test_features,
@@ -61,3 +63,17 @@ def linear_probe_accuracy(train_features, train_labels, test_features,
     train_on_features(probe, optimizer, train_features, train_labels, epochs,
                       warmup_epochs, batch_size, lr, generator, tick)
     return held_out_accuracy(probe, test_features, test_labels)
+
+
+@register_readout('linear')
+class LinearProbe(Readout):
+    """The paper's linear probe on the averaged last-layer tokens."""
+    title = 'linear probe'
+
+    def read(self, train, test, settings, report=None):
+        epochs = settings['probe_epochs']
+        return {'linear': linear_probe_accuracy(
+            *train, *test, epochs=epochs,
+            warmup_epochs=settings['warmup_epochs'], seed=settings['seed'],
+            tick=stage(report, f'{self.title}: {epoch_count(epochs)} on '
+                       f'{len(train[0])} features', epochs))}

@@ -3,7 +3,7 @@
 once."""
 import statistics
 
-from .readouts import ACCURACY_READOUTS, best_layer
+from .readout import READOUTS
 
 __all__ = ['check_probe_seeds', 'mean_over_probe_seeds']
 
@@ -23,24 +23,22 @@ def mean_over_probe_seeds(results, probe_seeds):
     """One readout result from several probe seeds' (``read_out`` dicts).
 
     Returns:
-        dict: each accuracy averaged over the seeds (``layer_linear`` per
-        layer, ``best_layer`` of those means); ``probe_seeds``;
-        ``per_probe_seed``, the results as given; ``probe_seed_sd``, the
-        standard deviation over the seeds of each of the
-        ``ACCURACY_READOUTS`` read out (0 for one seed).
+        dict: each readout's results averaged over the seeds (its
+        ``mean_over_seeds``: per layer for 'layers', with the best layer of
+        those means); ``probe_seeds``; ``per_probe_seed``, the results as
+        given; ``probe_seed_sd``, the standard deviation over the seeds of
+        each accuracy readout read out (0 for one seed).
     """
     mean = dict(results[0])
     spread = {}
-    for key in ACCURACY_READOUTS:
-        if key in mean:
-            values = [r[key] for r in results]
-            mean[key] = statistics.mean(values)
-            spread[key] = statistics.stdev(values) if len(values) > 1 \
+    for name, readout in READOUTS.items():
+        if not readout.read_in(mean):
+            continue
+        mean.update(readout().mean_over_seeds(results))
+        if readout.accuracy:
+            values = [r[name] for r in results]
+            spread[name] = statistics.stdev(values) if len(values) > 1 \
                 else 0.0
-    if 'layer_linear' in mean:
-        mean['layer_linear'] = [statistics.mean(layer) for layer in zip(
-            *(r['layer_linear'] for r in results))]
-        mean['best_layer'] = best_layer(mean['layer_linear'])
     mean.update(probe_seeds=list(probe_seeds), per_probe_seed=results,
                 probe_seed_sd=spread)
     return mean

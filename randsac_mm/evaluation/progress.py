@@ -12,8 +12,8 @@ import contextlib
 import logging
 import sys
 
-__all__ = ['ProgressBars', 'progress_reporter', 'quiet_mmengine_info',
-           'with_prefix']
+__all__ = ['ProgressBars', 'epoch_count', 'progress_reporter',
+           'quiet_mmengine_info', 'stage', 'with_prefix']
 
 
 class ProgressBars:
@@ -56,6 +56,17 @@ def progress_reporter(progress):
         raise ValueError('progress must be None, True, False or a callable '
                          f'(title, total) -> tick, got {progress!r}')
     return progress
+
+
+def stage(report, title, total):
+    """The tick of a progress stage: ``report(title, total)``, or None when
+    quiet (``report`` None)."""
+    return None if report is None else report(title, total)
+
+
+def epoch_count(count):
+    """'1 epoch', '90 epochs': a stage title's wording."""
+    return f'{count} epoch{"s" if count != 1 else ""}'
 
 
 def with_prefix(progress, prefix):

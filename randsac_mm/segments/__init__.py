@@ -14,7 +14,8 @@ the heart of the method is easy to test and reuse.
 Segment schemes (``schemes/``, one per module) and serialization orders
 (``serialization.py``) are registered by name; a new one is a class or a
 function registered with :func:`register_scheme` or
-:func:`register_serialization` (docs/segments.md).
+:func:`register_serialization` (docs/architecture.md, "Adding a segment
+scheme").
 """
 # Importing schemes and serialization registers the built-in names.
 from . import schemes, serialization  # noqa: F401

@@ -1,6 +1,6 @@
 """What a RandSAC model predicts for images, as pictures.
 
-Used by ``tools/demo.py`` and ``tools/visualization/vis_reconstruction.py``:
+Used by the demo and ``tools/visualization/vis_reconstruction.py``:
 given images and their segment layouts, every segment but the first is
 predicted from the earlier ones (the training task, in the model's eval
 mode), and the predictions are drawn next to the originals and their

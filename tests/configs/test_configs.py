@@ -15,7 +15,7 @@ from mmengine.runner import Runner
 from mmpretrain.registry import MODELS, TRANSFORMS
 
 import randsac_mm.registration  # noqa: F401
-from experiments.paper import load_metafile
+from randsac_mm.analysis.paper import load_metafile
 
 from .shrink import (
     ALL_CONFIGS,
@@ -236,7 +236,7 @@ def test_supervised_config_trains_one_iteration_from_scratch(
 
 @pytest.mark.parametrize('eval_path, unexpected', [
     ('benchmarks/linear/vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py',
-     "['layers.12-14.*', 'query_token']"),
+     '(layers.12-14.*, query_token)'),
     ('benchmarks/linear/vit-tiny-p4-two-stream_8xb2048-linear-coslr-90e_'
      'cifar10.py', None),
 ])
@@ -270,7 +270,8 @@ def test_pyramid_refuses_a_two_stream_checkpoint(pretrained_checkpoints):
         init_cfg=dict(type='Pretrained', prefix='backbone.',
                       checkpoint=pretrained_checkpoints[two_stream][0]))
     with pytest.raises(PretrainedCheckpointError,
-                       match=r"\['layers.12-14.\*', 'query_token'\]"):
+                       match=r'the backbone lacks \(layers\.12-14\.\*, '
+                       r'query_token\)'):
         pyramid.init_weights()
 
 

@@ -3,8 +3,9 @@
 Trains the same tiny RandSAC twice from the same initial weights, once
 under mmengine's DDP wrapper and once under its FSDP wrapper with the
 ViT-L FSDP config's wrap policy (one unit per transformer layer), two
-steps each on this rank's own layouts, and writes each step's loss and the
-final weights' checksum to OUT/rank<R>.json.
+steps each on this rank's own layouts, and writes each step's logged loss
+(averaged over the processes, as the configs' ``MeanLogsOverProcessesHook``
+logs it) and the final weights' checksum to OUT/rank<R>.json.
 """
 import json
 import os
@@ -19,6 +20,7 @@ from mmengine.registry import MODEL_WRAPPERS
 from torch.distributed.fsdp import FullyShardedDataParallel
 
 import randsac_mm.registration  # noqa: F401  (registers)
+from randsac_mm.engine import MeanLogsOverProcessesHook
 from tests.models.helpers import LAYOUT_KINDS, build_model, layouts, samples
 
 FSDP_CONFIG = 'configs/pretrain/randsac_vit-large-p16_square-16to4_' \
@@ -37,6 +39,8 @@ def train(wrapper, rank):
     losses = []
     for step in range(2):
         log = wrapper.train_step(batch(rank, step), optim)
+        # What the configs' hook does before the loss is logged.
+        MeanLogsOverProcessesHook().after_train_iter(None, step, None, log)
         losses.append(float(log['loss']))
     return losses
 

@@ -26,5 +26,6 @@ def test_fsdp_step_equals_ddp_step(tmp_path):
             assert result['fsdp_weights'][name] == pytest.approx(
                 value, rel=1e-4, abs=1e-5), name
         assert result['ddp'][1] != result['ddp'][0]  # the step trained
-    # The logged loss is the mean over the processes (RandSAC.parse_losses).
+    # The logged loss is the mean over the processes
+    # (MeanLogsOverProcessesHook).
     assert ranks[0]['fsdp'] == ranks[1]['fsdp']

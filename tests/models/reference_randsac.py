@@ -1,5 +1,5 @@
 """A straightforward RandSAC, the baseline that the throughput benchmark
-(``tools/benchmarks/pretrain_throughput.py``) and the equivalence tests
+(``python -m experiments.throughput``) and the equivalence tests
 compare ``RandSAC`` against.
 
 Written the way the paper's listing approaches the model: torch's own

@@ -4,16 +4,16 @@ import pytest
 import torch
 from torch.nn.attention import SDPBackend
 
-from randsac_mm.models.utils import sdpa_check
-from randsac_mm.models.utils.attention import (
+from randsac_mm.models.attention import (
     DEFAULT_SDPA_BACKENDS,
-    backend_sdpa,
+    SDPAKernel,
     sdpa_backend_list,
 )
-from randsac_mm.models.utils.sdpa_check import (
+from randsac_mm.models.attention import numerical_check as check
+from randsac_mm.models.attention.numerical_check import (
     CHECK_LENGTHS,
     attention_check,
-    check_sdpa_backends,
+    clear_kernel,
 )
 
 from .helpers import LAYOUT_KINDS, build_model, layouts, samples
@@ -49,16 +49,16 @@ def test_the_list_decides_the_kernel():
     runs where instead of torch's bare "No available kernel"."""
     q, k, v = (torch.randn(2, 3, 10, 8) for _ in range(3))
     mask = torch.ones(10, 10, dtype=torch.bool).tril()
-    flash = backend_sdpa(q, k, v, mask, 0.0, sdpa_backend_list(['flash']))
-    math = backend_sdpa(q, k, v, mask, 0.0, sdpa_backend_list(['math']))
+    flash = SDPAKernel(['flash']).attend(q, k, v, mask)
+    math = SDPAKernel(['math']).attend(q, k, v, mask)
     torch.testing.assert_close(flash, math, rtol=1e-5, atol=1e-5)
     with pytest.raises(RuntimeError, match=r"masked attention: none of "
                        r"sdpa_backends \['efficient'\] runs torch.float32 on "
                        r"cpu with dropout 0.0 .*'math' runs everything"):
-        backend_sdpa(q, k, v, mask, 0.0, sdpa_backend_list(['efficient']))
+        SDPAKernel(['efficient']).attend(q, k, v, mask)
     with pytest.raises(RuntimeError, match="the fused kernel is 'flash' "
                        r'\(no dropout\)'):
-        backend_sdpa(q, k, v, mask, 0.1, sdpa_backend_list(['flash']))
+        SDPAKernel(['flash']).attend(q, k, v, mask, 0.1)
 
 
 def test_the_step_runs_the_models_list():
@@ -70,12 +70,11 @@ def test_the_step_runs_the_models_list():
     losses = {}
     for names in (['flash'], ['math']):
         model = build_model('skip').train()
-        model.attention = 'sdpa'
-        model.sdpa_backends = sdpa_backend_list(names)
+        model.attention = dict(type='sdpa', backends=names)
         losses[names[0]] = model.loss(images, data)['loss']
     torch.testing.assert_close(losses['flash'], losses['math'], rtol=1e-5,
                                atol=1e-6)
-    model.sdpa_backends = sdpa_backend_list(['cudnn'])
+    model.attention = dict(type='sdpa', backends=['cudnn'])
     with pytest.raises(RuntimeError, match=r"sdpa_backends \['cudnn'\]"):
         model.loss(images, data)
 
@@ -85,24 +84,24 @@ def test_cudnn_runs_only_where_its_check_passed(monkeypatch):
     list naming 'cudnn' where it failed; other lists and CPUs pass."""
     calls = []
 
-    def failed(device):
-        calls.append(device)
-        return (dict(kernel='sdpa:cudnn', length=64, rows='low-lse',
+    def failed(label, device):
+        calls.append((label, device))
+        return (dict(kernel=label, length=64, rows='low-lse',
                      finite=False, nan=4096, error=float('nan'), ok=False), )
-    monkeypatch.setattr(sdpa_check, '_cudnn_failures', failed)
+    monkeypatch.setattr(check, '_clearance_failures', failed)
     monkeypatch.setattr(torch.cuda, 'get_device_name', lambda d: 'H100')
-    with_cudnn = sdpa_backend_list(['cudnn', 'efficient'])
-    check_sdpa_backends(with_cudnn, torch.device('cpu'))
-    check_sdpa_backends(sdpa_backend_list(DEFAULT_SDPA_BACKENDS),
-                        torch.device('cuda', 0))
+    with_cudnn = SDPAKernel(['cudnn', 'efficient'])
+    clear_kernel(with_cudnn, torch.device('cpu'))
+    clear_kernel(SDPAKernel(DEFAULT_SDPA_BACKENDS), torch.device('cuda', 0))
     assert calls == []
     with pytest.raises(RuntimeError, match=(
             r"sdpa_backends names 'cudnn', and on cuda:0 \(H100, .*fails "
             r'the low-logsumexp check at length 64 \(4096 NaN values; '
             r"pytorch#196678\): remove 'cudnn'")):
-        check_sdpa_backends(with_cudnn, torch.device('cuda', 0))
-    monkeypatch.setattr(sdpa_check, '_cudnn_failures', lambda device: ())
-    check_sdpa_backends(with_cudnn, torch.device('cuda', 0))
+        clear_kernel(with_cudnn, torch.device('cuda', 0))
+    assert calls == [('sdpa:cudnn', torch.device('cuda', 0))]
+    monkeypatch.setattr(check, '_clearance_failures', lambda *args: ())
+    clear_kernel(with_cudnn, torch.device('cuda', 0))
 
 
 def test_the_check_on_a_cpu():
@@ -130,14 +129,14 @@ def test_the_check_on_a_cpu():
 
 def test_a_nan_fails_the_check(monkeypatch):
     """A kernel that gives NaN gradients (cuDNN's bug) is not ok."""
-    real = sdpa_check.run_kernel
+    real = check.run_kernel
 
     def nan_grad_q(kernel, *args):
         out = real(kernel, *args)
-        if kernel == 'explicit':
+        if kernel.name == 'explicit':
             out[1] = torch.full_like(out[1], float('nan'))
         return out
-    monkeypatch.setattr(sdpa_check, 'run_kernel', nan_grad_q)
+    monkeypatch.setattr(check, 'run_kernel', nan_grad_q)
     row, = attention_check('cpu', ['explicit'], lengths=(64, ),
                            rows=('low-lse', ), batch=1, heads=1)
     assert not row['ok'] and not row['finite'] and row['nan'] == 64 * 64
@@ -146,13 +145,13 @@ def test_a_nan_fails_the_check(monkeypatch):
 def test_the_low_lse_rows_are_what_they_claim():
     """Every row's logsumexp is below -88.7 (float32's smallest normal
     number's log), the condition of pytorch#196678."""
-    q, k, v, _, rank = sdpa_check.kernel_case(64, 'low-lse', 'cpu',
-                                              batch=1, heads=2)
+    q, k, v, _, rank = check.kernel_case(64, 'low-lse', 'cpu', batch=1,
+                                         heads=2)
     logits = q @ k.transpose(-2, -1) / q.shape[-1]**0.5
-    allowed = rank[None, :] <= rank[:, None]
+    allowed = rank[0, None, :] <= rank[0, :, None]
     lse = logits.masked_fill(~allowed, float('-inf')).logsumexp(-1)
     assert lse.max() < -88.7
-    q, k, *_ = sdpa_check.kernel_case(64, 'normal', 'cpu', batch=1, heads=2)
+    q, k, *_ = check.kernel_case(64, 'normal', 'cpu', batch=1, heads=2)
     assert (q @ k.transpose(-2, -1)).abs().max() < 200
 
 
@@ -173,10 +172,10 @@ def test_masked_attention_kernels_on_this_gpu():
                        if r['kernel'] == 'sdpa:cudnn'
                        and r['rows'] == 'low-lse'
                        and r['length'] in (64, 192))
-    sdpa_check._cudnn_failures.cache_clear()
-    with_cudnn = sdpa_backend_list(['cudnn', 'efficient'])
+    check._clearance_failures.cache_clear()
+    with_cudnn = SDPAKernel(['cudnn', 'efficient'])
     if cudnn_failed:
         with pytest.raises(RuntimeError, match="names 'cudnn'"):
-            check_sdpa_backends(with_cudnn, torch.device('cuda'))
+            clear_kernel(with_cudnn, torch.device('cuda'))
     else:
-        check_sdpa_backends(with_cudnn, torch.device('cuda'))
+        clear_kernel(with_cudnn, torch.device('cuda'))

@@ -1,18 +1,21 @@
 """The whole training step compiles: ``torch.compile(model.loss)`` on the
 data samples the pipeline packs (numpy layouts), with the host planning run
-eagerly outside the compiled region; and configs turn it on with
-``RandSAC(compile=...)``, for the step mmengine runs
+eagerly outside the compiled region; and ``CompileLossHook``
+(``tools/train.py --compile``) turns it on for the step mmengine runs
 (``forward(mode='loss')``)."""
 from copy import deepcopy
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 from mmcv.transforms import Compose
-from mmpretrain.registry import MODELS
+from mmengine.registry import HOOKS
 from torch._dynamo.testing import CompileCounterWithBackend
 
-from .helpers import VARIANTS, build_model, tiny_cfg
+from randsac_mm.engine import compile_loss
+
+from .helpers import VARIANTS, build_model
 
 
 def pipeline_samples(batch_size, seed):
@@ -74,19 +77,17 @@ def test_the_compiled_loss_is_the_eager_loss(variant, backend):
     assert len(lengths) == len(SEEDS)
 
 
-def test_a_config_turns_compile_on():
+def test_the_hook_compiles_the_step_mmengine_runs():
     """mmengine's call, forward(mode='loss'), runs the compiled loss: the
     eager loss. Five batches of five sequence lengths compile three times
     (then the sizes are dynamic and no new length recompiles); the host
     planning is never compiled."""
     torch._dynamo.reset()
     counter = CompileCounterWithBackend('aot_eager')
-    torch.manual_seed(0)
-    model = MODELS.build(dict(tiny_cfg(), compile=dict(backend=counter)))
-    model.init_weights()
+    model = build_model('skip').train()
     reference = build_model('skip').train()
-    model.train()
-    assert model.compiled_loss is not model.loss
+    hook = HOOKS.build(dict(type='CompileLossHook', backend=counter))
+    hook.before_train(SimpleNamespace(model=model))
     lengths = set()
     for seed in range(5):
         data = pipeline_samples(2, seed)
@@ -96,17 +97,16 @@ def test_a_config_turns_compile_on():
         batch = model.plan_batch(images, data)
         lengths.add((batch.enc_len, batch.dec_start))
     assert len(lengths) == 5 and counter.frame_count == 3
-    # Off by default.
-    assert reference.compiled_loss == reference.loss
+    # Off without the hook: the class's own loss.
+    assert reference.loss.__func__ is type(reference).loss
 
 
 def test_a_copy_of_a_compiled_model_runs_its_own_weights():
     """An EMA copy (a deep copy) shares the compiled function, not the
     model it was compiled on."""
     torch._dynamo.reset()
-    torch.manual_seed(0)
-    model = MODELS.build(dict(tiny_cfg(), compile=dict(backend='aot_eager')))
-    model.init_weights()
+    model = build_model('skip').train()
+    compile_loss(model, backend='aot_eager')
     data = pipeline_samples(2, 0)
     images = torch.randn(2, 3, 32, 32)
     model(images, data, mode='loss')
@@ -115,10 +115,6 @@ def test_a_copy_of_a_compiled_model_runs_its_own_weights():
         for p in copy.parameters():
             p.mul_(0.5)
     torch.testing.assert_close(copy(images, data, mode='loss')['loss'],
-                               copy.loss(images, data)['loss'])
-
-
-def test_compile_takes_a_bool_or_torch_compile_arguments():
-    with pytest.raises(ValueError, match="compile must be True, False or a "
-                       "dict of torch.compile arguments, got 'inductor'"):
-        MODELS.build(dict(tiny_cfg(), compile='inductor'))
+                               type(copy).loss(copy, images, data)['loss'])
+    assert not torch.allclose(copy(images, data, mode='loss')['loss'],
+                              model(images, data, mode='loss')['loss'])

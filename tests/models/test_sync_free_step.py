@@ -8,8 +8,6 @@ from torch._subclasses.fake_tensor import (
     FakeTensorMode,
 )
 
-from randsac_mm.models.utils.attention import sdpa_backend_list
-
 from .helpers import LAYOUT_KINDS, VARIANTS, build_model, layouts, samples
 
 # Equal segments (squares) and unequal ones (blobs: the sequence lengths
@@ -25,10 +23,10 @@ def test_loss_runs_on_a_fake_cuda_device(variant, kind, attention):
     int() or bool() of a device tensor in loss() raises, and so does an
     operation mixing CPU and CUDA tensors."""
     model = build_model(variant).train()
-    model.attention = attention
     # A fake device has no compute capability to choose a fused kernel by:
     # only math runs there.
-    model.sdpa_backends = sdpa_backend_list(['math'])
+    model.attention = dict(type='sdpa', backends=['math']) \
+        if attention == 'sdpa' else attention
     data = samples(layouts([LAYOUT_KINDS[kind]] * 3))
     with FakeTensorMode(allow_non_fake_inputs=True):
         model = model.to('cuda')

@@ -1,6 +1,6 @@
 """A new segment scheme from this file alone: horizontal stripes.
 
-``Stripes`` is what a user writes to add a scheme (docs/segments.md,
+``Stripes`` is what a user writes to add a scheme (docs/architecture.md,
 "Adding a segment scheme"). The fixture applies the public decorator,
 ``register_scheme('stripes')``, for this module's tests only and removes
 the name afterwards: the registry is global, and other tests expect the

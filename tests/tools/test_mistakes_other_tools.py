@@ -5,8 +5,8 @@ its whole description and every option's help and default.
 
 The silent wrong results of before have their own checks: an export that
 left out ``ln2`` (tests/apis/test_export.py compares the features), and
-pretrain_throughput.py's 0.00 for unmeasured columns
-(tests/tools/test_pretrain_throughput.py)."""
+the throughput benchmark's 0.00 for unmeasured columns
+(tests/experiments/test_throughput.py)."""
 import argparse
 import importlib.util
 import os
@@ -18,9 +18,9 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm.apis.cli import HelpFormatter
+from randsac_mm._cli.args import HelpFormatter
 
-from ..conftest import REPO_ROOT
+from ..conftest import REPO_ROOT, tool_command
 
 DEMO = 'configs/demo/'
 PRETRAIN = DEMO + 'randsac_vit-mini-p4_square-16to4_digits.py'
@@ -35,12 +35,13 @@ EXPORT = 'tools/model_converters/export.py'
 DOWNSTREAM = 'tools/model_converters/randsac2downstream.py'
 MEMORY = 'tools/analysis/pretrain_memory.py'
 FLOPS = 'tools/analysis/get_flops.py'
-BLOBS = 'tools/analysis/blob_counts.py'
-THROUGHPUT = 'tools/benchmarks/pretrain_throughput.py'
-PIPELINE = 'tools/benchmarks/data_pipeline.py'
-LAYOUT = 'tools/benchmarks/segment_layout_speed.py'
-STUDY = 'tools/benchmarks/small_scale_study.py'
-ACCEPTANCE = 'tools/benchmarks/gpu_acceptance.py'
+# Experiment commands: modules run with python -m (tool_command).
+BLOBS = 'experiments.blob_counts'
+THROUGHPUT = 'experiments.throughput'
+PIPELINE = 'experiments.data_pipeline'
+LAYOUT = 'experiments.layout_speed'
+STUDY = 'experiments.study'
+ACCEPTANCE = 'experiments.gpu_acceptance'
 TOOLS = [EXPORT, DOWNSTREAM, MEMORY, FLOPS, BLOBS, THROUGHPUT, PIPELINE,
          LAYOUT, STUDY, ACCEPTANCE]
 
@@ -88,16 +89,18 @@ MISTAKES = [
      r'--config'),
     ('export-wrong-config', [EXPORT, '{tmp}/bare.pth', '--config',
                              PRETRAIN],
-     r"--config: the weights of bare\.pth do not fit the config's model "
-     r'\(.* missing keys.*\); give the config it was trained with'),
+     r"checkpoint: \S*bare\.pth does not fit randsac_vit-mini-p4_square-"
+     r"16to4_digits\.py's model \(RandSAC\): \d+ of its \d+ weights are "
+     r'not in it .*: give a checkpoint of that config, or the config it was '
+     r'trained with$'),
     ('export-data-config', [EXPORT, '{tmp}/bare.pth', '--config',
                             'configs/_base_/datasets/digits.py'],
      r'--config: digits\.py is a data config .*; this tool takes a '
      r'self-supervised pretraining config'),
     ('downstream-text-file', [DOWNSTREAM, '{tmp}/notes.txt', '{tmp}/o.pth',
                               '--to', 'mmseg'],
-     r"src '.*notes\.txt' is not a readable checkpoint \(.*\); give a "
-     r'RandSAC pretraining checkpoint'),
+     r'src: notes\.txt is not a checkpoint torch\.load can read \(.*\); '
+     r'give a \.pth that training wrote'),
     ('downstream-img-size', [DOWNSTREAM, '{tmp}/bare.pth', '{tmp}/o.pth',
                              '--to', 'mmseg', '--img-size', '0'],
      r'argument --img-size: must be >= 1, got 0'),
@@ -171,14 +174,16 @@ MISTAKES = [
 def test_a_mistake_is_one_line_exit_2_no_traceback(files, argv, message):
     args = [a.format(tmp=files) for a in argv]
     env = dict(os.environ, OMP_NUM_THREADS='1')
-    proc = subprocess.run([sys.executable, *args], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, *tool_command(args[0]), *args[1:]],
+                          cwd=REPO_ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert 'Traceback' not in proc.stderr, proc.stderr[-3000:]
     # argparse's own errors come after the usage; ours are the only line.
     last = proc.stderr.strip().splitlines()[-1]
     tool = os.path.basename(args[0])
-    assert re.match(rf'\S*{re.escape(tool)}: error: ', last), last
+    assert re.match(rf'(python -m )?\S*{re.escape(tool)}: error: ', last), \
+        last
     assert re.search(message, last), last
     if not last.startswith('usage') and 'argument ' not in last:
         assert proc.stderr.strip() == last  # one line, no usage
@@ -195,12 +200,16 @@ def test_debug_shows_the_traceback(files):
 
 
 def _parser_of(path, monkeypatch):
-    """The ArgumentParser the tool at ``path`` builds, caught when it
-    parses (nothing runs)."""
-    spec = importlib.util.spec_from_file_location(
-        '_tool_' + os.path.basename(path)[:-3], os.path.join(REPO_ROOT, path))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The ArgumentParser the tool at ``path`` (or the experiment module)
+    builds, caught when it parses (nothing runs)."""
+    if path.endswith('.py'):
+        spec = importlib.util.spec_from_file_location(
+            '_tool_' + os.path.basename(path)[:-3],
+            os.path.join(REPO_ROOT, path))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(path)
     caught = []
 
     class Caught(Exception):
@@ -229,7 +238,7 @@ def test_help_is_whole_and_every_option_explained(path, monkeypatch):
                 action.nargs != 0 and not action.required:
             # HelpFormatter prints '(default: None)': say what None means.
             assert 'None' in action.help, f'{path}: {action.dest}'
-    source = open(os.path.join(REPO_ROOT, path)).read()
-    assert "if __name__ == '__main__':\n    run_tool(main)" in source
+    source = open(module.__file__).read()
+    assert "if __name__ == '__main__':\n    run_tool(main" in source
     # No line continuation collapsed in the printed usage examples.
-    assert not re.search(r'\.py {3,}[^#\s]', parser.format_help())
+    assert not re.search(r'(\.py|-m \S+) {3,}[^#\s]', parser.format_help())

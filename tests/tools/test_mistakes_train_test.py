@@ -19,7 +19,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm.apis.runner import build_model_for_checks
+from randsac_mm._cli.checks import build_model_for_checks
 
 from ..conftest import DEMO_CLASSIFIER, REPO_ROOT, free_port
 
@@ -136,7 +136,7 @@ ROWS = [
     # 2. A checkpoint test.py would score wrongly, or none at all.
     ('test-pretraining-checkpoint', [TEST, LINEAR, '{pre}', *CPU],
      r"^tools/test\.py: error: checkpoint: .*randsac_epoch_1\.pth does not "
-     r"fit the model of the config: 4 of the model's 82 weights are not in "
+     r'fit the model of the config: 4 of its 82 weights are not in '
      r"it \(neck\.1\.bn\.running_mean, neck\.1\.bn\.running_var, "
      r"head\.fc\.weight, head\.fc\.bias\).*so testing would score weights "
      r"left as initialised\. It looks like a pretraining checkpoint "
@@ -168,7 +168,7 @@ ROWS = [
      [TRAIN, DEMO_CLASSIFIER, '--resume', '{pre}', '--work-dir', '{empty}',
       *CPU],
      r"^tools/train\.py: error: --resume: .*randsac_epoch_1\.pth does not fit"
-     r" the model of the config: 4 of the model's 57 weights are not in it "
+     r' the model of the config: 4 of its 57 weights are not in it '
      r'.*It looks like a pretraining checkpoint', None),
     ('resume-weights-only',
      [TRAIN, DEMO_CLASSIFIER, '--resume', '{cls_weights}', '--work-dir',

@@ -257,6 +257,6 @@ def test_converter_refuses_corrupted_file(tmp_path):
     bad = tmp_path / 'truncated.pth'
     bad.write_bytes(b'PK\x03\x04 truncated')
     with pytest.raises(pytest.fail.Exception,
-                       match='is not a readable checkpoint'):
+                       match='is not a checkpoint torch.load can read'):
         run_tool(['tools/model_converters/randsac2downstream.py', bad,
                   tmp_path / 'o.pth', '--to', 'mmseg'])

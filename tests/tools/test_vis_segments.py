@@ -1,10 +1,8 @@
-import json
-
 import numpy as np
 import pytest
 from PIL import Image
 
-from ..conftest import REPO_ROOT, run_tool
+from ..conftest import run_tool
 
 VIS = 'tools/visualization/vis_segments.py'
 
@@ -50,14 +48,3 @@ def test_bad_layout_argument_fails_before_drawing(tmp_path):
                   '--out-dir', tmp_path])
     assert not list(tmp_path.iterdir())
 
-
-def test_layout_benchmark_prints_and_writes_json(tmp_path):
-    out = run_tool(['tools/benchmarks/segment_layout_speed.py', '--repeats',
-                    '20', '--out', tmp_path / 'bench.json'])
-    result = json.loads((tmp_path / 'bench.json').read_text())
-    assert len(result['results']) == 5
-    for row in result['results']:
-        assert 0 < row['ms_per_layout'] < 100
-        assert f"{row['setting']:45s}" in out.stdout
-    assert result['target_ms'] == 1.0
-    assert REPO_ROOT

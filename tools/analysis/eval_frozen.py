@@ -33,21 +33,13 @@ import json
 import os
 import os.path as osp
 
-from randsac_mm.apis.cli import (
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    positive_float,
-    positive_int,
-    require_kind,
-    run_tool,
-)
-
-READOUT_CHOICES = ['linear', 'knn', 'attentive', 'layers']
-
+from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
+from randsac_mm._cli.config_kinds import require_kind
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 
 def parse_args(argv=None):
+    from randsac_mm.evaluation.readout import READOUTS, readout_title
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=HelpFormatter)
     parser.add_argument('config', help='the pretraining config the '
@@ -75,9 +67,10 @@ def parse_args(argv=None):
                         help='so many test images, spread evenly over the '
                         "data set (None: all of the data config's)")
     parser.add_argument('--probe', nargs='+', default=['linear', 'knn'],
-                        choices=READOUT_CHOICES,
-                        help='readouts: the linear probe, k-NN, attentive '
-                        'probe, linear probe of every layer')
+                        choices=tuple(READOUTS),
+                        help='readouts: ' + ', '.join(
+                            f'{name} ({readout_title(name)})'
+                            for name in READOUTS))
     parser.add_argument('--seed', type=int, default=0,
                         help='seeds the probes and a --random-init model')
     parser.add_argument('--probe-seeds', type=int, nargs='+',
@@ -130,8 +123,8 @@ def main(argv=None):
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
     from randsac_mm.evaluation import (
-        ACCURACY_READOUTS,
         ProgressBars,
+        accuracy_readouts,
         evaluate_frozen,
         labelled_loaders,
         load_weights,
@@ -176,7 +169,7 @@ def main(argv=None):
                   probe_epochs=args.probe_epochs,
                   train_images=train_count,
                   test_images=len(loaders[1].dataset))
-    names = {r: readout_title(r, args.k) for r in ACCURACY_READOUTS}
+    names = {r: readout_title(r, args.k) for r in accuracy_readouts()}
     for seed, one in zip(args.probe_seeds or [],
                          result.get('per_probe_seed', [])):
         print(f'probe seed {seed}: ' + '  '.join(

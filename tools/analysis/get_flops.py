@@ -12,23 +12,12 @@ import argparse
 import json
 import os
 import os.path as osp
-import sys
 
 from mmengine.config import DictAction
 
-from randsac_mm.apis.cli import (
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    existing_file,
-    require_kind,
-    run_tool,
-)
-
-REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
-# This tool's code is in the checkout's experiments/ package, not in the
-# installed randsac_mm (docs/architecture.md): run it from a checkout.
-sys.path.insert(0, REPO_ROOT)
+from randsac_mm._cli.args import HelpFormatter, existing_file
+from randsac_mm._cli.config_kinds import require_kind
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 
 def human(macs):
@@ -59,13 +48,13 @@ def main(argv=None):
     from mmengine.registry import init_default_scope
 
     import randsac_mm.registration  # noqa: F401
-    from experiments.paper import paper_architecture_flops
     from randsac_mm.analysis.flops import (
         ARCHITECTURES,
         architecture_variant,
         count,
         sample_token_rank,
     )
+    from randsac_mm.analysis.paper import paper_architecture_flops
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)

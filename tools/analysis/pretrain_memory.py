@@ -25,15 +25,14 @@ import json
 
 from mmengine.config import DictAction
 
-from randsac_mm.apis.cli import (
+from randsac_mm._cli.args import (
     HelpFormatter,
-    add_debug_arg,
     existing_file,
     positive_float,
     positive_int,
-    require_kind,
-    run_tool,
 )
+from randsac_mm._cli.config_kinds import require_kind
+from randsac_mm._cli.errors import add_debug_arg, run_tool
 
 GiB = 2**30
 

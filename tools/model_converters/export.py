@@ -30,13 +30,9 @@ Loading them (no hub, no download):
 import argparse
 import os.path as osp
 
-from randsac_mm.apis.cli import (
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    require_kind,
-    run_tool,
-)
+from randsac_mm._cli.args import HelpFormatter
+from randsac_mm._cli.config_kinds import require_kind
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 
 def parse_args(argv=None):
@@ -68,14 +64,10 @@ def load_checkpoint(path, config=None):
     from mmengine.config import Config
 
     from randsac_mm.apis import build_model
-    from randsac_mm.checkpoint.loading import stored_config
-    from randsac_mm.checkpoint.reading import (
-        few,
-        read_checkpoint,
-        weight_mismatch,
-    )
+    from randsac_mm.checkpoint.reading import read_checkpoint, stored_config
+    from randsac_mm.evaluation.weights import load_weights
     name = osp.basename(path)
-    checkpoint, state = read_checkpoint(path, 'checkpoint')
+    checkpoint, _ = read_checkpoint(path, 'checkpoint')
     argument = '--config' if config else 'checkpoint'
     cfg = Config.fromfile(config) if config else stored_config(checkpoint)
     if cfg is None:
@@ -85,18 +77,7 @@ def load_checkpoint(path, config=None):
     require_kind(cfg, ('pretraining', 'classifier'), argument,
                  config or path)
     model = build_model(cfg, init=False)
-    missing, unexpected, reshaped = weight_mismatch(model.state_dict(),
-                                                    state)
-    if missing or unexpected or reshaped:
-        detail = '; '.join(
-            f'{len(keys)} {what}, e.g. {few(keys, 2)}'
-            for what, keys in (('missing keys', missing),
-                               ('unexpected', unexpected),
-                               ('of another shape', reshaped)) if keys)
-        raise UserError(f'{argument}: the weights of {name} do not fit the '
-                        f"config's model ({detail}); give the config it was "
-                        'trained with (--config)')
-    model.load_state_dict(state, strict=False)  # checked above
+    load_weights(model, path, 'checkpoint', config)
     return model.eval(), cfg
 
 

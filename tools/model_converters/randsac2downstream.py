@@ -14,13 +14,8 @@ import argparse
 import os
 import os.path as osp
 
-from randsac_mm.apis.cli import (
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    positive_int,
-    run_tool,
-)
+from randsac_mm._cli.args import HelpFormatter, positive_int
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
 
@@ -56,19 +51,9 @@ def main(argv=None):
         ConversionError,
         convert_for_downstream,
     )
+    from randsac_mm.checkpoint.reading import read_checkpoint
     img_size = args.img_size or DEFAULT_SIZE[args.to]
-    try:
-        checkpoint = torch.load(args.src, map_location='cpu')
-    except Exception as e:  # noqa: BLE001  (report any unreadable file)
-        raise UserError(
-            f'src {args.src!r} is not a readable checkpoint ('
-            f'{type(e).__name__}: {" ".join(str(e).split())[:200]}); give '
-            'a RandSAC pretraining checkpoint (.pth)')
-    state = checkpoint.get('state_dict', checkpoint) if isinstance(
-        checkpoint, dict) else None
-    if not isinstance(state, dict):
-        raise UserError(f'src {args.src!r} holds no state dict; give a '
-                        'RandSAC pretraining checkpoint (.pth)')
+    _, state = read_checkpoint(args.src, 'src')
     try:
         converted, report = convert_for_downstream(state, img_size,
                                                    num_layers=args.num_layers)

@@ -26,12 +26,8 @@ import sys
 
 import numpy as np
 
-from randsac_mm.apis.cli import (
-    HelpFormatter,
-    UserError,
-    add_debug_arg,
-    run_tool,
-)
+from randsac_mm._cli.args import HelpFormatter
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 MAX_IMAGES = 16  # columns of reconstruction.png (~170 px each)
 
@@ -99,7 +95,7 @@ def read_images(paths):
 
 def main(argv=None):
     args = parse_args(argv)
-    from randsac_mm.apis.device import use_device_or_exit
+    from randsac_mm._cli.device import use_device_or_exit
     use_device_or_exit(args.device, sys.argv[0])
     from mmengine.config import Config
 

@@ -33,15 +33,13 @@ import os.path as osp
 
 import numpy as np
 
-from randsac_mm.apis.cli import (
+from randsac_mm._cli.args import (
     HelpFormatter,
-    UserError,
-    add_debug_arg,
     existing_file,
     non_negative_int,
     positive_int,
-    run_tool,
 )
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 SKLEARN_IMAGES = ('china.jpg', 'flower.jpg')
 # The layout options' values when neither they nor the config give them.

@@ -1,5 +1,9 @@
+from .compile_loss_hook import CompileLossHook, compile_loss
+from .mean_logs_hook import MeanLogsOverProcessesHook
 from .non_finite_loss_hook import NonFiniteLossHook
 from .per_sample_seed_hook import PerSampleSeedHook
 from .random_state_hook import RandomStateHook
 
-__all__ = ['NonFiniteLossHook', 'PerSampleSeedHook', 'RandomStateHook']
+__all__ = ['CompileLossHook', 'MeanLogsOverProcessesHook',
+           'NonFiniteLossHook', 'PerSampleSeedHook', 'RandomStateHook',
+           'compile_loss']

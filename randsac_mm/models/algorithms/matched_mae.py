@@ -76,7 +76,7 @@ def _check_known(part, cfg, used):
 @MODELS.register_module(name='MAEMatchedToRandSAC')
 def mae_matched_to_randsac(backbone, neck=None, head=None, mask_ratio=0.75,
                            attention=None, data_preprocessor=None,
-                           init_cfg=MAE_INIT):
+                           init_cfg=MAE_INIT) -> MAE:
     """mmpretrain's ``MAE`` with a RandSAC model's encoder and a decoder of
     its decoder's depth, width, heads and MLP ratio.
 

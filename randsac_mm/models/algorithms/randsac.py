@@ -1,16 +1,13 @@
 """RandSAC: Random Segments with Autoregressive Coding."""
-import functools
-
 import numpy as np
 import torch
-from mmengine.dist import all_reduce, is_distributed
 from mmpretrain.models import BaseSelfSupervisor
 from mmpretrain.registry import MODELS
 from torch import nn
 
-from ..utils import ATTENTION_KERNELS, SegmentBatch
-from ..utils.attention import DEFAULT_SDPA_BACKENDS, sdpa_backend_list
-from ..utils.sdpa_check import check_sdpa_backends
+from ..attention import DEFAULT_SDPA_BACKENDS, build_attention_kernel
+from ..attention.numerical_check import clear_kernel
+from ..utils import SegmentBatch
 from ..utils.segment_batch import host_array
 from .derived_shapes import decoder_shapes, fill_from_backbone, head_shapes
 
@@ -19,68 +16,37 @@ __all__ = ['RandSAC']
 
 @MODELS.register_module()
 class RandSAC(BaseSelfSupervisor):
-    """Autoregressive segment prediction (GPT across segments, BERT within).
-
-    Data samples carry ``token_rank`` from ``RandSACSegmentGenerator``.
-    One training step (:meth:`loss`, MAE's steps with a plan first):
-
-    1. :meth:`plan_batch`: tokens sorted by serialization step, sequence
-       lengths and masks (``SegmentBatch``), planned on the host from the
-       layouts, outside any compiled region;
-    2. the backbone (``RandSACViT.encode_segments``) encodes all segments
-       but the last, segment-causally;
-    3. the neck (``RandSACDecoder``) predicts all segments but the first
-       from the final-normed encoder layers (mixed by the skip layer);
-       with ``neck=None`` the backbone must be the two-stream variant,
-       whose query stream (``forward_two_stream``) does 2 and 3;
-    4. the head maps the features to pixels and ``head.loss`` regresses
-       the pixels (per-patch normalised with ``norm_pix``): the MSE over
-       the predicted tokens of the global batch (``GlobalTokenMSELoss``).
-
-    Steps 2 to 4 are :meth:`predict_segments` and ``head.loss``;
-    :meth:`reconstruct` runs the same :meth:`predict_segments`.
+    """Autoregressive segment prediction (GPT across segments, BERT within):
+    one training step is :meth:`plan_batch`, :meth:`predict_segments`, and
+    ``head.loss`` (docs/model.md, "One training step").
 
     Args:
-        attention (str): the attention kernel of the masked layers:
-            'sdpa' (``F.scaled_dot_product_attention`` with boolean masks),
-            'explicit' (matmul, float32 softmax, matmul), 'flex'
-            (``flex_attention`` with block masks; CUDA, opt-in) or 'auto'
-            (default): 'explicit' on a CPU, where RandSAC's short sequences
-            make it the faster one (see docs/performance.md), 'sdpa'
-            elsewhere.
-        sdpa_backends (Sequence[str]): the backends the 'sdpa' kernel may
-            run on, most preferred first: 'efficient', 'flash', 'cudnn',
-            'math' (``randsac_mm.models.utils.attention``). The default,
-            ('efficient', 'flash'), is memory-efficient attention on a GPU
-            and the flash kernel on a CPU; 'cudnn' runs only on a GPU where
-            its check passes (``sdpa_check``), else the step is refused.
-        compile (bool | dict): run the training step (``forward`` with
-            ``mode='loss'``, as mmengine calls it) through
-            ``torch.compile(self.loss)``: the host planning runs eagerly
-            (a graph break), steps 2 to 4 compiled (:attr:`compiled_loss`).
-            A dict gives ``torch.compile``'s arguments (e.g.
-            ``dict(mode='max-autotune')``). The first steps (and the first
-            of each new sequence length, with blobs) are slow while it
-            compiles. ``loss`` itself stays eager.
+        backbone (dict): the encoder, ``RandSACViT``; or the two-stream
+            ``RandSACTwoStreamViT`` with ``neck=None``.
+        neck (dict | None): the decoder, ``RandSACDecoder``. Its shapes, and
+            the head's, come from the backbone.
+        head (dict): ``RandSACPretrainHead``.
+        attention (str | dict): the attention kernel of the masked layers:
+            'auto' (by device: 'explicit' on a CPU, 'sdpa' on a GPU), a name
+            of ``ATTENTION_KERNELS`` ('sdpa', 'explicit', 'flex'), or
+            ``dict(type=name, **options)`` (docs/model.md, "Attention
+            kernels").
+        sdpa_backends (Sequence[str]): the 'sdpa' kernel's backends, most
+            preferred first; 'cudnn' only where it passes its check.
+        **kwargs: ``BaseSelfSupervisor``'s (``data_preprocessor``,
+            ``init_cfg``, ...).
     """
 
-    @property
-    def two_stream(self):
-        return not self.with_neck
-
     def __init__(self, backbone, neck=None, head=None, attention='auto',
-                 sdpa_backends=DEFAULT_SDPA_BACKENDS, compile=False,
-                 **kwargs):
-        allowed = ('auto', ) + ATTENTION_KERNELS
-        if attention not in allowed:
-            raise ValueError(f'attention must be one of {allowed}, got '
-                             f'{attention!r}')
-        if not isinstance(compile, (bool, dict)):
-            raise ValueError('compile must be True, False or a dict of '
-                             f'torch.compile arguments, got {compile!r}')
-        sdpa_backends = sdpa_backend_list(sdpa_backends)
+                 sdpa_backends=DEFAULT_SDPA_BACKENDS, **kwargs):
         if head is None:
             raise ValueError('RandSAC needs a head (RandSACPretrainHead)')
+        self.kernel_defaults = {'sdpa': {'backends': tuple(sdpa_backends)}}
+        if attention != 'auto':
+            build_attention_kernel(attention, defaults=self.kernel_defaults)
+        # 'auto' may pick any registered kernel: refuse bad options now.
+        for name in self.kernel_defaults:
+            build_attention_kernel(name, defaults=self.kernel_defaults)
         # Shapes the neck and head share with the backbone come from the
         # backbone: built first (as BaseSelfSupervisor would), then filled in.
         if not isinstance(backbone, nn.Module):
@@ -99,11 +65,8 @@ class RandSAC(BaseSelfSupervisor):
                                       head_shapes(backbone, width))
         super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
         self.attention = attention
-        self.sdpa_backends = sdpa_backends
-        self.compile_options = compile
-        self._compiled_loss = None  # built at the first step
-        if self.two_stream and not hasattr(self.backbone,
-                                           'forward_two_stream'):
+        if neck is None and not getattr(self.backbone, 'predicts_segments',
+                                        False):
             raise ValueError(
                 'RandSAC with neck=None is the two-stream variant: backbone '
                 'must be RandSACTwoStreamViT, got '
@@ -145,10 +108,10 @@ class RandSAC(BaseSelfSupervisor):
         return ranks
 
     def attention_kernel(self, images):
-        """The kernel 'auto' resolves to for ``images``' device."""
-        if self.attention != 'auto':
-            return self.attention
-        return 'explicit' if images.device.type == 'cpu' else 'sdpa'
+        """The kernel of ``attention`` for ``images``' device
+        (``AttentionKernel``; 'auto' resolved)."""
+        return build_attention_kernel(self.attention, images.device.type,
+                                      self.kernel_defaults)
 
     def extract_feat(self, inputs, data_samples=None):
         """The probe feature: mean of the final-normed last-layer tokens.
@@ -184,16 +147,19 @@ class RandSAC(BaseSelfSupervisor):
         token_rank = self.stack_token_ranks(layouts) \
             if isinstance(layouts, (list, tuple)) else layouts
         kernel = self.attention_kernel(images)
-        if kernel == 'sdpa':
-            check_sdpa_backends(self.sdpa_backends, images.device)
+        clear_kernel(kernel, images.device)
         return SegmentBatch(token_rank, trim_outer_segments, attention=kernel,
-                            device=images.device,
-                            sdpa_backends=self.sdpa_backends)
+                            device=images.device)
 
     def predict_segments(self, images, batch):
         """Steps 2 and 3 and the head's forward: the predicted pixels of
         every segment but the first. No host sync: it compiles whole
         (``torch.compile(fullgraph=True)``).
+
+        The backbone encodes all segments but the last, segment-causally;
+        the neck predicts all but the first from the encoder's layers. The
+        two-stream backbone (``predicts_segments``) does both with shared
+        weights, so it takes no neck: the one place the variants differ.
 
         Args:
             images (torch.Tensor): [B, 3, H, W], preprocessed.
@@ -205,11 +171,9 @@ class RandSAC(BaseSelfSupervisor):
             space), tokens in serialization order from position
             ``batch.dec_start`` (raster indices ``batch.decoder_order``).
         """
-        if self.two_stream:
-            features = self.backbone.forward_two_stream(images, batch)
-        else:
-            features = self.neck(
-                self.backbone.encode_segments(images, batch), batch)
+        features = self.backbone.encode_segments(images, batch)
+        if self.with_neck:
+            features = self.neck(features, batch)
         return self.head(features)
 
     def loss(self, inputs, data_samples):
@@ -231,40 +195,6 @@ class RandSAC(BaseSelfSupervisor):
         loss = self.head.loss(pred, images, batch.decoder_order,
                               batch.loss_mask)
         return dict(loss=loss)
-
-    def forward(self, inputs, data_samples=None, mode='tensor'):
-        """``BaseSelfSupervisor.forward``; ``mode='loss'`` runs
-        :attr:`compiled_loss`."""
-        if mode == 'loss':
-            return self.compiled_loss(inputs, data_samples)
-        return super().forward(inputs, data_samples, mode)
-
-    @property
-    def compiled_loss(self):
-        """:meth:`loss`, compiled (once, at the first step) when the model
-        was built with ``compile``; else ``loss`` itself."""
-        if not self.compile_options:
-            return self.loss
-        if self._compiled_loss is None:
-            options = {} if self.compile_options is True \
-                else dict(self.compile_options)
-            # The function, not this model's bound method: a deep copy of
-            # the model (an EMA copy) shares it and runs its own weights.
-            self._compiled_loss = torch.compile(type(self).loss, **options)
-        return functools.partial(self._compiled_loss, self)
-
-    def parse_losses(self, losses):
-        """mmengine's, but the logged values are averaged over processes
-        (the loss to backpropagate stays this process's), so a distributed
-        run logs the loss of its global batch, the value one process with
-        that batch logs."""
-        loss, log_vars = super().parse_losses(losses)
-        if is_distributed():
-            for name, value in log_vars.items():
-                value = value.detach().clone()
-                all_reduce(value, 'mean')  # in place
-                log_vars[name] = value
-        return loss, log_vars
 
     @torch.no_grad()
     def reconstruct(self, inputs, data_samples):

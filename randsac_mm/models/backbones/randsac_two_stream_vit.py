@@ -20,9 +20,13 @@ class RandSACTwoStreamViT(RandSACViT):
     only). It gives the predicted tokens' features; the paper uses it as
     the first row of its architecture comparison.
 
-    Use it with ``RandSAC(neck=None)``. Extra parameter: ``query_token``
+    It predicts as it encodes, so ``RandSAC`` takes it with ``neck=None``
+    (``predicts_segments``): its :meth:`encode_segments` gives the query
+    stream, the features the head reads. Extra parameter: ``query_token``
     (ignored when the checkpoint is loaded into a VisionTransformer).
     """
+
+    predicts_segments = True
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -33,7 +37,7 @@ class RandSACTwoStreamViT(RandSACViT):
         super().init_weights()
         torch.nn.init.normal_(self.query_token, std=0.02)
 
-    def forward_two_stream(self, x, batch):
+    def encode_segments(self, x, batch):
         """Args: images [B, 3, H, W] and the SegmentBatch.
 
         Returns:
@@ -46,9 +50,8 @@ class RandSACTwoStreamViT(RandSACViT):
             self.query_token
         last = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
-            query = layer(query, batch.cross_mask, content,
-                          batch.sdpa_backends)
+            query = layer(query, batch.cross_mask, content, batch.kernel)
             if i < last:  # nothing reads the last layer's content stream
                 content = layer(content, batch.encoder_mask, None,
-                                batch.sdpa_backends)
+                                batch.kernel)
         return self.final_norm_layer(query)

@@ -24,21 +24,9 @@ DEFAULT_INIT = [
 
 @MODELS.register_module()
 class RandSACViT(VisionTransformer):
-    """mmpretrain's VisionTransformer, plus segment-causal encoding.
-
-    Parameter names are exactly VisionTransformer's, so a pretraining
-    checkpoint loads into ``VisionTransformer(with_cls_token=False,
-    out_type='featmap')`` with ``prefix='backbone.'``. RandSAC uses no class
-    token: the feature is the average of the final-normed patch tokens.
-
-    - ``forward(x)``: a plain ViT (feature extraction, probing, fine-tuning).
-    - ``encode_segments(x, batch)``: tokens sorted by serialization step,
-      the last segment left out, every token attending to its own and
-      earlier segments; returns every layer's output, final-normed.
-
-    Its layers are ``SegmentCausalLayer``s, built from the same arguments,
-    stochastic depth rule and ``layer_cfgs`` as VisionTransformer's
-    ``TransformerEncoderLayer``s (:meth:`_build_layers`).
+    """mmpretrain's VisionTransformer, with its parameter names, plus
+    segment-causal encoding (:meth:`encode_segments`); ``forward`` is a
+    plain ViT (docs/model.md, "Modules").
 
     Args:
         arch (str | dict): VisionTransformer's: an ``arch_zoo`` name, or a
@@ -69,6 +57,10 @@ class RandSACViT(VisionTransformer):
         **kwargs: other VisionTransformer arguments (``img_size``,
             ``patch_size``, ``pre_norm``, ...).
     """
+
+    # Whether encode_segments already gives the predicted tokens' features
+    # (the two-stream subclass), so RandSAC takes no neck.
+    predicts_segments = False
 
     def __init__(self,
                  arch='base',
@@ -244,7 +236,7 @@ class RandSACViT(VisionTransformer):
         x = self.pre_norm(x)
         hidden = []
         for layer in self.layers:
-            args = (batch.encoder_mask, None, batch.sdpa_backends)
+            args = (batch.encoder_mask, None, batch.kernel)
             if self.with_cp and x.requires_grad:
                 x = checkpoint(layer, x, *args, use_reentrant=False)
             else:

@@ -1,7 +1,7 @@
 """RandSAC ViT with a 4-scale feature pyramid, for UperNet and Mask R-CNN.
 
 It needs no mmseg, mmdet or compiled mmcv op (so a pretraining install can
-run it, e.g. tools/benchmarks/gpu_acceptance.py): ``randsac_mm.downstream``
+run it, e.g. the GPU acceptance run): ``randsac_mm.downstream``
 registers it into mmseg's and mmdet's registries.
 """
 import torch
@@ -11,8 +11,12 @@ from mmpretrain.models.utils import resize_pos_embed
 from mmpretrain.registry import MODELS
 from torch import nn
 
-from ..utils.attention import DEFAULT_SDPA_BACKENDS, sdpa_backend_list
-from ..utils.sdpa_check import check_sdpa_backends
+from ..attention import (
+    DEFAULT_SDPA_BACKENDS,
+    build_attention_kernel,
+    sdpa_backend_list,
+)
+from ..attention.numerical_check import clear_kernel
 from .randsac_vit import RandSACViT
 
 __all__ = ['RandSACViTPyramid']
@@ -104,7 +108,7 @@ class RandSACViTPyramid(RandSACViT):
             of (h w)^2 per image.
         sdpa_backends (Sequence[str]): the SDPA backends the windowed
             blocks' masked attention may run on, most preferred first
-            (``randsac_mm.models.utils.attention``; 'cudnn' only where its
+            (``randsac_mm.models.attention.sdpa``; 'cudnn' only where its
             check passes).
         **kwargs: RandSACViT / VisionTransformer arguments.
     """
@@ -119,7 +123,8 @@ class RandSACViTPyramid(RandSACViT):
                  window_size=None,
                  sdpa_backends=DEFAULT_SDPA_BACKENDS,
                  **kwargs):
-        self.sdpa_backends = sdpa_backend_list(sdpa_backends)
+        sdpa_backend_list(sdpa_backends)  # refuses a bad list here
+        self.sdpa_backends = tuple(sdpa_backends)
         if len(out_indices) != len(scales):
             raise ValueError(f'out_indices {out_indices} and scales {scales} '
                              'must have the same length')
@@ -148,7 +153,9 @@ class RandSACViTPyramid(RandSACViT):
     def _windowed_features(self, x):
         """VisionTransformer.forward (no class token), with the blocks
         outside ``out_indices`` attending within windows."""
-        check_sdpa_backends(self.sdpa_backends, x.device)
+        kernel = build_attention_kernel(
+            dict(type='sdpa', backends=self.sdpa_backends))
+        clear_kernel(kernel, x.device)
         x, grid = self.patch_embed(x)
         x = x + resize_pos_embed(self.pos_embed, self.patch_resolution, grid,
                                  mode=self.interpolate_mode,
@@ -160,8 +167,8 @@ class RandSACViTPyramid(RandSACViT):
                 x = layer(x)
             else:
                 windows, real = window_partition(x, grid, self.window_size)
-                x = window_merge(layer(windows, real, None,
-                                       self.sdpa_backends),
+                x = window_merge(layer(windows, kernel.dense_form(real),
+                                       None, kernel),
                                  grid, self.window_size)
             if i == len(self.layers) - 1:
                 x = self.ln1(x)

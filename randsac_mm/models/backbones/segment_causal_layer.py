@@ -4,8 +4,11 @@ from mmpretrain.models.backbones.vision_transformer import (
 )
 from torch.nn import functional as F
 
-from ..utils import attention_dropout, attention_output, multihead_attention
-from ..utils.attention import DEFAULT_SDPA_BACKEND_LIST
+from ..attention import (
+    attention_dropout,
+    attention_output,
+    multihead_attention,
+)
 
 __all__ = ['SegmentCausalLayer']
 
@@ -37,19 +40,18 @@ class SegmentCausalLayer(TransformerEncoderLayer):
             if hasattr(module, 'drop_prob'):
                 module.drop_prob = float(module.drop_prob)
 
-    def forward(self, x, mask=None, content=None,
-                sdpa_backends=DEFAULT_SDPA_BACKEND_LIST):
+    def forward(self, x, mask=None, content=None, kernel=None):
         """Args:
             x (torch.Tensor): [B, L, C], the layer's input; for the query
                 stream, the queries [B, Lq, C].
-            mask (torch.Tensor | BlockMask | None): [B|1, 1, L, Lk] in the
-                form of the attention kernel (see ``multihead_attention``);
-                None: full attention, mmpretrain's own forward.
+            mask: the attention mask for [B, h, L, Lk], in ``kernel``'s
+                form (``SegmentBatch`` builds them); None: full attention,
+                mmpretrain's own forward.
             content (torch.Tensor | None): two-stream query stream: the
                 content stream's input of this layer [B, Lk, C], from which
                 keys and values come, with the same weights (XLNet).
-            sdpa_backends (tuple[SDPBackend]): for a boolean mask, see
-                ``multihead_attention``.
+            kernel (AttentionKernel | None): the kernel of ``mask``
+                (needed with a mask).
 
         Returns:
             torch.Tensor: [B, L, C].
@@ -67,7 +69,7 @@ class SegmentCausalLayer(TransformerEncoderLayer):
             k, v = F.linear(self.ln1(content), weight[channels:],
                             None if bias is None else bias[channels:]
                             ).chunk(2, dim=-1)
-        out = multihead_attention(q, k, v, attn.num_heads, mask,
-                                  attention_dropout(attn), sdpa_backends)
+        out = multihead_attention(q, k, v, attn.num_heads, mask, kernel,
+                                  attention_dropout(attn))
         x = x + attention_output(attn, out)
         return self.ffn(self.ln2(x), identity=x)

@@ -8,8 +8,8 @@ from mmpretrain.registry import MODELS
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from ..utils import gather_tokens, multihead_attention, sincos_2d_embedding
-from ..utils.attention import DEFAULT_SDPA_BACKEND_LIST
+from ..attention import multihead_attention
+from ..utils import gather_tokens, sincos_2d_embedding
 
 __all__ = ['RandSACDecoder', 'RandSACDecoderLayer']
 
@@ -51,15 +51,13 @@ class RandSACDecoderLayer(BaseModule):
         self.drop_path = DropPath(drop_path_rate) if drop_path_rate > 0 \
             else nn.Identity()
 
-    def forward(self, x, memory, self_mask, cross_mask,
-                sdpa_backends=DEFAULT_SDPA_BACKEND_LIST):
+    def forward(self, x, memory, self_mask, cross_mask, kernel):
         """Args:
             x (torch.Tensor): queries [B, Lq, C].
             memory (torch.Tensor): encoder memory [B, Lk, C_mem].
-            self_mask (torch.Tensor): [B|1, 1, Lq, Lq], in the attention
-                kernel's form (see ``multihead_attention``).
-            cross_mask (torch.Tensor): [B|1, 1, Lq, Lk], likewise.
-            sdpa_backends (tuple[SDPBackend]): for boolean masks.
+            self_mask: the mask for [B, h, Lq, Lq], in ``kernel``'s form.
+            cross_mask: the mask for [B, h, Lq, Lk], likewise.
+            kernel (AttentionKernel): the kernel of both masks.
 
         Returns:
             torch.Tensor: [B, Lq, C].
@@ -67,12 +65,12 @@ class RandSACDecoderLayer(BaseModule):
         q, k, v = self.self_qkv(self.ln1(x)).chunk(3, dim=-1)
         x = x + self.drop_path(self.self_proj(
             multihead_attention(q, k, v, self.num_heads, self_mask,
-                                sdpa_backends=sdpa_backends)))
+                                kernel)))
         k, v = self.cross_kv(memory).chunk(2, dim=-1)
         q = self.cross_q(self.ln2(x))
         x = x + self.drop_path(self.cross_proj(
             multihead_attention(q, k, v, self.num_heads, cross_mask,
-                                sdpa_backends=sdpa_backends)))
+                                kernel)))
         return self.ffn(self.ln3(x), identity=x)
 
 
@@ -213,7 +211,7 @@ class RandSACDecoder(BaseModule):
         x = gather_tokens(self.pos_embed, batch.decoder_order)
         for layer, memory in zip(self.layers, self.memories(encoder_outputs)):
             args = (memory, batch.decoder_mask, batch.cross_mask,
-                    batch.sdpa_backends)
+                    batch.kernel)
             if self.with_cp and memory.requires_grad:
                 x = checkpoint(layer, x, *args, use_reentrant=False)
             else:

@@ -1,0 +1,115 @@
+"""The checks ``tools/train.py`` and ``tools/test.py`` make before building
+a runner: a checkpoint to test or resume must hold this config's model
+(mmengine loads with ``strict=False`` and only warns, so another model's
+checkpoint would test an untrained head, or fail deep inside the
+optimizer), and a pretrained backbone's checkpoint must fit the backbone.
+Both go through the one fit check, ``randsac_mm.checkpoint.fit``."""
+import copy
+
+from ..checkpoint.fit import check_fit, guess_kind
+from ..checkpoint.reading import read_checkpoint, stored_config
+from .config_kinds import config_kind
+from .errors import UserError
+
+__all__ = ['build_model_for_checks', 'check_checkpoint',
+           'check_pretrained_init', 'checkpoint_kind']
+
+# What mmengine resumes besides the weights.
+TRAINING_STATE = ('meta.epoch', 'meta.iter', 'optimizer')
+
+
+def _scope(cfg):
+    from mmengine.registry import DefaultScope
+    return DefaultScope.overwrite_default_scope(
+        cfg.get('default_scope') or 'mmpretrain')
+
+
+def build_model_for_checks(cfg):
+    """The config's model as mmengine's Runner builds it (the top-level
+    ``data_preprocessor`` merged in), not initialised: for its keys."""
+    from mmengine.registry import MODELS
+    model_cfg = copy.deepcopy(cfg.model)
+    if cfg.get('data_preprocessor') is not None and hasattr(model_cfg,
+                                                            'setdefault'):
+        model_cfg.setdefault('data_preprocessor',
+                             copy.deepcopy(cfg.data_preprocessor))
+    with _scope(cfg):
+        return MODELS.build(model_cfg)
+
+
+def checkpoint_kind(loaded, state):
+    """What a checkpoint looks like (a key of ``checkpoint.fit.
+    LOOKS_LIKE``): the kind of the config mmengine stored in it, else a
+    guess from its keys."""
+    try:
+        cfg = stored_config(loaded)
+        kind = config_kind(cfg) if cfg is not None and \
+            cfg.get('model') is not None else None
+    except Exception:  # not a config of ours, or its types are gone
+        kind = None
+    return kind or guess_kind(state)
+
+
+def check_checkpoint(cfg, path, argument, purpose, model=None):
+    """Refuses a checkpoint that does not hold the config's model, before
+    any loop runs (``check_fit``).
+
+    Args:
+        cfg (mmengine.Config): the run's config.
+        path (str): the checkpoint.
+        argument (str): the argument that gave it ('checkpoint',
+            '--resume').
+        purpose (str): 'test': every weight of the model must be in it
+            with its shape, and no weight of another model; 'resume': the
+            same, and the training state (``TRAINING_STATE``) mmengine
+            resumes.
+        model (torch.nn.Module | None): the built model (default: built
+            from ``cfg`` with :func:`build_model_for_checks`).
+
+    Raises:
+        UserError
+    """
+    loaded, state = read_checkpoint(path, argument)
+    if model is None:
+        model = build_model_for_checks(cfg)
+    check_fit(model.state_dict(), state, argument, path, purpose,
+              kind=checkpoint_kind(loaded, state), error=UserError)
+    if purpose == 'resume':
+        meta = loaded.get('meta') if isinstance(loaded.get('meta'), dict) \
+            else {}
+        lacking = [k for k in TRAINING_STATE
+                   if (k[5:] not in meta if k.startswith('meta.')
+                       else k not in loaded)]
+        if lacking:
+            raise UserError(
+                f'{argument}: {path} holds the model\'s weights but no '
+                f'training state ({", ".join(lacking)}): not a checkpoint '
+                'tools/train.py saved; to start from its weights, drop '
+                f'--resume and give --cfg-options load_from={path}')
+
+
+def check_pretrained_init(cfg):
+    """Checks the checkpoint a ``Pretrained`` backbone ``init_cfg`` names,
+    as our backbones' ``init_weights`` will (an empty or missing path, a
+    file of another architecture), before the runner is built. Backbones
+    without that check (mmpretrain's) are left to mmengine.
+
+    Raises:
+        randsac_mm.checkpoint.PretrainedCheckpointError: a ValueError.
+    """
+    model = cfg.get('model')
+    backbone_cfg = model.get('backbone') if hasattr(model, 'get') else None
+    init_cfg = backbone_cfg.get('init_cfg') if hasattr(
+        backbone_cfg, 'get') else None
+    if not (isinstance(init_cfg, dict)
+            and init_cfg.get('type') == 'Pretrained'):
+        return
+    from mmengine.registry import MODELS
+
+    from ..checkpoint.loading import check_pretrained_checkpoint
+    with _scope(cfg):
+        backbone = MODELS.build(copy.deepcopy(backbone_cfg))
+    if hasattr(backbone, 'unused_checkpoint_keys'):  # ours: RandSACViT...
+        check_pretrained_checkpoint(backbone, init_cfg.get('checkpoint'),
+                                    init_cfg.get('prefix', ''),
+                                    backbone.unused_checkpoint_keys)

@@ -1,0 +1,206 @@
+"""Config handling shared by ``tools/train.py`` and ``tools/test.py``."""
+import argparse
+import os.path as osp
+
+from mmengine.config import Config, DictAction
+
+from .args import require_file
+from .device import DEVICES
+from .errors import UserError
+
+__all__ = ['CONFIG_SUFFIXES', 'CfgOptionsAction', 'add_common_args',
+           'check_config_path', 'enable_amp', 'load_run_config',
+           'read_config', 'set_epochs']
+
+CONFIG_SUFFIXES = ('.py', '.json', '.yaml', '.yml')
+
+
+class CfgOptionsAction(DictAction):
+    """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
+    refuses an entry without ``=`` as an argparse error naming the option,
+    where DictAction raises "not enough values to unpack"."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        for item in values or ():
+            key = item.split('=', 1)[0]
+            if '=' not in item or not key:
+                parser.error(f'argument {option_string}: {item!r} is not '
+                             'KEY=VALUE (e.g. train_cfg.max_epochs=2)')
+        try:
+            super().__call__(parser, namespace, values, option_string)
+        except Exception as e:  # a value DictAction cannot parse
+            parser.error(f'argument {option_string}: cannot read {values}: '
+                         f'{e}')
+
+
+def check_config_path(path, argument='config'):
+    """Raises UserError unless ``path`` is an existing config file (a
+    cheap check, before anything is imported or built)."""
+    require_file(path, argument, 'config file')
+    if not path.endswith(CONFIG_SUFFIXES):
+        suffixes = ', '.join(CONFIG_SUFFIXES)
+        raise UserError(
+            f'{argument}: {path!r} is not a config file ({suffixes}); '
+            'configs are under configs/ (a checkpoint given in its place?)')
+    return path
+
+
+def read_config(path, argument='config'):
+    """``Config.fromfile(path)``, a missing, mistyped or unreadable file
+    refused as a UserError naming ``argument``.
+
+    Returns:
+        mmengine.Config
+    """
+    check_config_path(path, argument)
+    try:
+        return Config.fromfile(path)
+    except SyntaxError as e:
+        raise UserError(f'{argument}: {path} is not valid Python: {e.msg} '
+                        f'(line {e.lineno})') from e
+    except FileNotFoundError as e:  # a _base_ it names
+        raise UserError(f'{argument}: {path} names a file that does not '
+                        f'exist: {e.filename}') from e
+
+
+def add_common_args(parser):
+    """Adds the flags that training and testing share to ``parser``."""
+    parser.add_argument(
+        '--work-dir',
+        help='directory for logs and checkpoints; None: the config\'s '
+        'work_dir, else ./work_dirs/<config name>')
+    parser.add_argument(
+        '--amp',
+        action='store_true',
+        help='mixed precision on this device. Training: bf16 autocast '
+        '(the pretraining configs already use it on GPUs; --amp turns it on '
+        'on a CPU too; tools/train.py --amp-dtype float16 gives fp16 with '
+        'loss scaling). Testing: the test loop under autocast (fp16 on '
+        'CUDA, bf16 on a CPU)')
+    parser.add_argument(
+        '--cfg-options',
+        nargs='+',
+        action=CfgOptionsAction,
+        metavar='KEY=VALUE',
+        help='override config entries, KEY=VALUE pairs merged into the '
+        'config, e.g. train_dataloader.batch_size=32 '
+        "model.backbone.arch.num_layers=2 'key=[a,b]'; None: the config "
+        'as written')
+    parser.add_argument(
+        '--device',
+        choices=DEVICES,
+        default='cuda',
+        help='cuda: CUDA GPUs; a process without a usable one stops before '
+        'building anything, naming the CUDA problem. cpu: on purpose '
+        '(tests, the demo), hiding any GPU from the run')
+    parser.add_argument(
+        '--launcher',
+        choices=['none', 'pytorch', 'slurm'],
+        default='none',
+        help='job launcher: none (one process), pytorch (torchrun, see '
+        'tools/dist_train.sh), slurm (srun, see tools/slurm_train.sh)')
+    # torch.distributed.launch passes --local_rank; torchrun sets LOCAL_RANK.
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0,
+                        help=argparse.SUPPRESS)
+    return parser
+
+
+def load_run_config(args):
+    """Reads ``args.config`` and applies the common flags.
+
+    Returns:
+        mmengine.Config: the merged config, with ``launcher`` and
+        ``work_dir`` set.
+    """
+    cfg = read_config(args.config, 'config')
+    if args.cfg_options is not None:
+        cfg.merge_from_dict(args.cfg_options)
+    cfg.launcher = args.launcher
+    if args.work_dir is not None:
+        if osp.exists(args.work_dir) and not osp.isdir(args.work_dir):
+            raise UserError(f'--work-dir: {args.work_dir!r} is a file; give '
+                            'a directory (created if missing)')
+        cfg.work_dir = args.work_dir
+    elif cfg.get('work_dir') is None:
+        cfg.work_dir = osp.join('./work_dirs',
+                                osp.splitext(osp.basename(args.config))[0])
+    amp_dtype = vars(args).get('amp_dtype')  # tools/train.py only
+    if args.amp or amp_dtype is not None:
+        enable_amp(cfg, amp_dtype)
+    return cfg
+
+
+AMP_DTYPES = {'cuda': ('bfloat16', 'float16'), 'cpu': ('bfloat16', )}
+# Keys of our AutocastOptimWrapper that mmengine's AmpOptimWrapper refuses.
+AUTOCAST_ONLY_KEYS = ('device_types', 'tf32')
+
+
+def enable_amp(cfg, dtype=None):
+    """Switches ``cfg.optim_wrapper`` to mixed precision for this machine.
+
+    Args:
+        cfg (mmengine.Config): modified in place.
+        dtype (str | None): the autocast dtype, one of ``AMP_DTYPES`` for
+            the device; None: bfloat16. bfloat16 uses our
+            ``AutocastOptimWrapper`` on every device (the pretraining
+            configs already use it on GPUs): it keeps fp32's exponent range,
+            so it needs no loss scaler. float16 (CUDA only, for GPUs without
+            bf16) is mmengine's ``AmpOptimWrapper`` with dynamic loss
+            scaling, what ``--amp`` means in mmpretrain.
+    """
+    import torch
+
+    device = 'cuda' if torch.cuda.is_available() else 'cpu'
+    if dtype is None:
+        dtype = AMP_DTYPES[device][0]
+    if dtype not in AMP_DTYPES[device]:
+        raise ValueError(f'--amp-dtype: {dtype!r} is not available on '
+                         f'{device}; allowed: {AMP_DTYPES[device]}')
+
+    optim_wrapper = cfg.get('optim_wrapper')
+    if optim_wrapper is None:
+        # test.py: no optimizer, autocast the test loop instead.
+        cfg.test_cfg = cfg.get('test_cfg') or {}
+        cfg.test_cfg['fp16'] = True
+        return
+    if optim_wrapper.get('type', 'OptimWrapper') not in ('OptimWrapper',
+                                                         'AmpOptimWrapper',
+                                                         'AutocastOptimWrapper'):
+        raise ValueError('--amp: optim_wrapper.type is '
+                         f"{optim_wrapper['type']!r}; it must be OptimWrapper "
+                         'for --amp to replace it')
+    if dtype == 'float16':
+        optim_wrapper['type'] = 'AmpOptimWrapper'
+        optim_wrapper.setdefault('loss_scale', 'dynamic')
+        for key in AUTOCAST_ONLY_KEYS:
+            optim_wrapper.pop(key, None)
+    else:
+        optim_wrapper['type'] = 'AutocastOptimWrapper'
+        optim_wrapper.pop('loss_scale', None)
+        optim_wrapper['device_types'] = None  # on this device too
+    optim_wrapper['dtype'] = dtype
+
+
+def set_epochs(cfg, epochs):
+    """Shortens or lengthens an epoch-based schedule to ``epochs``.
+
+    The warmup (``LinearLR``) keeps its length, capped at a tenth of the run
+    (at least one epoch); every other scheduler runs from the warmup's end
+    (from the start in a one-epoch run) to the last epoch; validation and
+    checkpointing happen at the end.
+    """
+    cfg.train_cfg.max_epochs = epochs
+    if 'val_interval' in cfg.train_cfg:
+        cfg.train_cfg.val_interval = epochs
+    warmup_end = 0
+    for scheduler in cfg.param_scheduler:
+        if scheduler['type'] == 'LinearLR':
+            scheduler['end'] = min(scheduler['end'], max(epochs // 10, 1))
+            warmup_end = scheduler['end']
+        else:
+            # A one-epoch run has no room after its warmup: overlap them.
+            scheduler['begin'] = min(scheduler.get('begin', 0), warmup_end) \
+                if warmup_end < epochs else 0
+            scheduler['end'] = epochs
+            scheduler.pop('T_max', None)  # defaults to end - begin
+    cfg.default_hooks.checkpoint.interval = epochs

@@ -1,0 +1,63 @@
+"""One way for the command lines to report a user's mistake.
+
+A tool raises :class:`UserError` (or lets one of the library's ValueError
+or FileNotFoundError through: they name the argument and what is allowed)
+and runs its ``main`` with :func:`run_tool`, which prints
+``<tool>: error: <what is wrong>, <what is allowed>`` on one line and exits
+with 2, as argparse does for a bad option. ``--debug`` shows the traceback
+instead.
+"""
+import sys
+
+__all__ = ['USER_ERRORS', 'UserError', 'add_debug_arg', 'one_line',
+           'run_tool']
+
+
+class UserError(Exception):
+    """A mistake in a tool's arguments or inputs, reported as one line."""
+
+
+# What run_tool reports as a user's mistake: ours, and the library's checks
+# of arguments, configs and files (each names what is wrong and allowed).
+USER_ERRORS = (UserError, ValueError, FileNotFoundError)
+
+
+def add_debug_arg(parser):
+    """Adds ``--debug`` to ``parser``."""
+    parser.add_argument('--debug', action='store_true',
+                        help='on an error, show its traceback instead of '
+                        'one line')
+    return parser
+
+
+def run_tool(main, argv=None, prog=None):
+    """Runs ``main(argv)``; a user error becomes one line on stderr and exit
+    code 2 (the traceback with ``--debug``).
+
+    Args:
+        main (Callable[[list[str] | None], object]): the tool's main.
+        argv (list[str] | None): default ``sys.argv[1:]``.
+        prog (str | None): the tool's name in the message (default: the
+            script's path as run).
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return main(argv)
+    except USER_ERRORS as error:
+        if '--debug' in args:
+            raise
+        name = prog or sys.argv[0]
+        print(f'{name}: error: {one_line(error)}', file=sys.stderr)
+        sys.exit(2)
+
+
+def one_line(error):
+    """An exception's message on one line (its lines joined with ' '),
+    without the quotes KeyError puts around it; its type's name when it
+    has none."""
+    message = ' '.join(line.strip() for line in str(error).splitlines()
+                       if line.strip())
+    if len(message) > 1 and message[0] == message[-1] and message[0] in \
+            '"\'':
+        message = message[1:-1]
+    return message or type(error).__name__

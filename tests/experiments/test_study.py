@@ -1,0 +1,485 @@
+"""The small-scale study (experiments.study): its quick run and a tiny
+learning curve end to end (``python -m experiments.study``), and its
+bookkeeping."""
+import glob
+import json
+import os.path as osp
+import shutil
+import subprocess
+import sys
+
+import pytest
+import torch
+from mmengine.config import Config
+from PIL import Image
+
+from experiments import study
+from randsac_mm.analysis.paper import find_model, paper_figure
+
+from ..conftest import REPO_ROOT, run_tool
+from ..data_factory import write_mnist
+
+STUDY = ['-m', 'experiments.study']
+CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
+EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
+                     'fashion-mnist.py')
+COMMITTED = osp.join(REPO_ROOT, 'docs', 'benchmarks', 'small_scale_curve')
+
+
+def tool_args(*argv):
+    """The command's arguments as its parse_args resolves them (presets
+    applied), without running it."""
+    return study.parse_args([str(a) for a in argv])[0]
+
+
+@pytest.mark.heavy
+def test_quick_study_writes_table_json_and_chart(tmp_path):
+    root = write_mnist(str(tmp_path / 'fmnist'), train=300, test=100)
+    work = tmp_path / 'study'
+    args = [*STUDY, '--quick', '--data-root', root, '--work-dir', work]
+    out = run_tool(args, timeout=600)
+    result = json.loads((work / 'study.json').read_text())
+    assert [r['variant'] for r in result['records']] == \
+        study.QUICK['variants']
+    # Paths inside the directory it ran from are recorded relative to it.
+    assert result['settings']['configs'] == 'configs/small_scale'
+    assert result['settings']['data_root'] == root
+    assert result['settings']['device'] == 'cpu'  # unless asked
+    summary = result['summary']['1']
+    assert list(summary) == study.QUICK['variants']
+    for record in result['records']:
+        assert 0 <= record['linear'] <= 100 and 0 <= record['knn'] <= 100
+    trained = json.loads(
+        (work / 'runs' / 'square-m2_seed0' / 'pretrain.json').read_text())
+    assert trained['final_loss'] < trained['first_loss']
+    assert trained['settings']['epochs'] == 1
+    assert 'device' not in trained['settings']  # as the committed records
+    # The one paper ordering both of whose variants ran; one seed: no
+    # standard error, and the table says so.
+    [ordering] = result['orderings']
+    assert (ordering['worse'], ordering['better']) == ('random', 'square-m2')
+    [point] = ordering['readouts']['linear']['by_epoch']
+    assert point['gap'] == pytest.approx(
+        summary['square-m2']['linear']['mean'] -
+        summary['random']['linear']['mean'])
+    assert ordering['readouts']['linear']['verdict'] == \
+        'one seed: no standard error'
+    table = (work / 'study.md').read_text()
+    assert '| patch-raster | Serialization, patch-raster (ViT-T) | 55.53 |' \
+        in table
+    assert table in out.stdout
+    assert Image.open(work / 'study.png').size[0] > 500
+    # A second run reuses every run and evaluation: nothing trains.
+    again = run_tool(args, timeout=120)
+    assert 'Epoch(train)' not in again.stdout + again.stderr
+    assert json.loads((work / 'study.json').read_text())['records'] == \
+        result['records']
+
+
+@pytest.mark.heavy
+def test_a_learning_curve_from_one_run_per_seed(tmp_path):
+    """Two seeds, two epochs read out at 1 and 2, with the attentive
+    probe; an interrupted run resumes from its last checkpoint."""
+    root = write_mnist(str(tmp_path / 'fmnist'), train=200, test=100)
+    work = tmp_path / 'curve'
+    args = [*STUDY, '--variants', 'random', 'square-m2', '--seeds', '0', '1',
+            '--epochs', '2', '--eval-epochs', '1', '2', '--probe', 'linear',
+            'attentive', '--train-images', '128', '--test-images', '64',
+            '--probe-epochs', '5', '--data-root', root, '--work-dir', work]
+    run_tool(args, timeout=900)
+    result = json.loads((work / 'study.json').read_text())
+    assert list(result['summary']) == ['1', '2']
+    for epoch in ('1', '2'):
+        entry = result['summary'][epoch]['square-m2']
+        assert entry['seeds'] == [0, 1] and len(entry['attentive']['values'])
+        # The untrained encoder is the baseline at every epoch.
+        assert result['summary'][epoch]['random'] == \
+            result['summary']['1']['random']
+    run = work / 'runs' / 'square-m2_seed1'
+    assert {p.name for p in run.glob('epoch_*.pth')} == {'epoch_1.pth',
+                                                          'epoch_2.pth'}
+    [ordering] = result['orderings']
+    points = ordering['readouts']['attentive']['by_epoch']
+    assert [p['epoch'] for p in points] == [1, 2]
+    assert all(p['se'] is not None for p in points)
+    assert Image.open(work / 'curve.png').size[0] > 500
+    # Records outlive checkpoints: a recorded run is not trained again.
+    done = work / 'runs' / 'square-m2_seed0'
+    before = (done / 'pretrain.json').read_text()
+    for checkpoint in done.glob('epoch_*.pth'):
+        checkpoint.unlink()
+    # --report-only reports what is recorded and runs nothing else.
+    out = run_tool(args[:5] + ['--seeds', '0', '5'] + args[8:] +
+                   ['--report-only'], timeout=900)
+    assert 'square-m2 seed 5: not recorded yet' in out.stdout
+    partial = json.loads((work / 'study.json').read_text())
+    assert partial['summary']['2']['square-m2']['seeds'] == [0]
+    assert not (work / 'runs' / 'square-m2_seed5').exists()
+    run_tool(args, timeout=900)
+    assert (done / 'pretrain.json').read_text() == before
+    assert not list(done.glob('epoch_*.pth'))
+    first = json.loads((run / 'eval_epoch2.json').read_text())
+    # Interrupted after epoch 1: the run resumes and ends where it did.
+    (run / 'pretrain.json').unlink()
+    (run / 'epoch_2.pth').unlink()
+    run_tool(args, timeout=900)
+    resumed = json.loads((run / 'pretrain.json').read_text())
+    assert resumed['resumed_from'] == 'epoch_1.pth'
+    assert json.loads((run / 'eval_epoch2.json').read_text())['linear'] == \
+        first['linear']
+
+
+def test_the_committed_training_length_report_is_what_its_records_give(
+        tmp_path):
+    """docs/benchmarks/small_scale_curve: its records alone (no
+    checkpoints and no Fashion-MNIST, as in a fresh clone) give the
+    committed summary and gaps."""
+    committed = COMMITTED
+    records = glob.glob(osp.join(committed, 'runs', '*', '*.json'))
+    assert records
+    for record in records:
+        run = tmp_path / 'runs' / osp.basename(osp.dirname(record))
+        run.mkdir(parents=True, exist_ok=True)
+        shutil.copy(record, run)
+    out = run_tool([*STUDY, '--curve', '--report-only', '--work-dir',
+                    tmp_path], timeout=300)
+    assert 'Epoch(train)' not in out.stdout + out.stderr
+    ours = json.loads((tmp_path / 'study.json').read_text())
+    with open(osp.join(committed, 'study.json')) as f:
+        theirs = json.load(f)
+    for key in ('records', 'summary', 'orderings'):
+        assert ours[key] == theirs[key], key
+
+
+def test_a_report_of_recorded_runs_reads_no_data(tmp_path, monkeypatch):
+    """report_only builds no data loader, whether or not Fashion-MNIST is
+    installed: the readouts all come from the records."""
+    for run in ('random_seed0', 'square-m2_seed0'):
+        shutil.copytree(osp.join(COMMITTED, 'runs', run),
+                        tmp_path / 'runs' / run)
+
+    def no_data(*args, **kwargs):
+        raise AssertionError('report_only built the labelled loaders')
+    monkeypatch.setattr(study, 'labelled_loaders', no_data)
+    settings = study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA,
+        variants=['random', 'patch-random', 'square-m2'], seeds=[0],
+        epochs=30, eval_epochs=[5, 10, 20, 30],
+        readouts=['linear', 'knn', 'attentive'], work_dir=str(tmp_path),
+        report_only=True)
+    lines = []
+    result = study.run_study(settings, log=lines.append)
+    assert 'patch-random seed 0: not recorded yet (report only)' in \
+        ' '.join(lines)
+    square = [r for r in result['records'] if r['variant'] == 'square-m2']
+    assert [r['epoch'] for r in square] == [5, 10, 20, 30]
+    with open(osp.join(COMMITTED, 'runs', 'square-m2_seed0',
+                       'eval_epoch30.json')) as f:
+        recorded = json.load(f)
+    assert square[-1]['linear'] == recorded['linear'] == \
+        pytest.approx(80.49, abs=0.01)
+
+
+def test_a_gpu_study_does_not_take_cpu_records_for_its_own(tmp_path):
+    """The device is part of a record's settings when it is not the CPU
+    (bf16 on a GPU is another run); the CPU's records keep their form, so
+    those committed before --device existed still match."""
+    cpu, cuda = (study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, variants=['random'],
+        seeds=[0], readouts=['linear'], work_dir=str(tmp_path),
+        device=device) for device in ('cpu', 'cuda'))
+    folder = tmp_path / 'runs' / 'random_seed0'
+    folder.mkdir(parents=True)
+    wanted, path = study.recorded_readouts('random', 0, 0, cpu)
+    assert wanted == dict(settings=dict(
+        checkpoint=None, train_images=None, test_images=None,
+        probe_epochs=90, data_root=None))
+    with open(path, 'w') as f:
+        json.dump(dict(wanted, linear=75.0), f)
+    assert study.is_recorded('random', 0, 0, cpu)
+    assert not study.is_recorded('random', 0, 0, cuda)
+    assert study.recorded_readouts('random', 0, 0, cuda)[0]['settings'][
+        'device'] == 'cuda'
+    with_probe_images = study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, variants=['random'],
+        seeds=[0], readouts=['linear'], work_dir=str(tmp_path),
+        probe_images=6000)
+    assert not study.is_recorded('random', 0, 0, with_probe_images)
+
+
+def test_a_cuda_study_loads_with_workers_and_a_cpu_study_as_configured(
+        tmp_path):
+    def loader(device):
+        return study.variant_config('square-m2', study.StudySettings(
+            configs=CONFIGS, eval_data=EVAL_DATA, variants=['square-m2'],
+            work_dir=str(tmp_path), device=device)).train_dataloader
+    cuda, cpu = loader('cuda'), loader('cpu')
+    assert (cuda.num_workers, cuda.persistent_workers, cuda.pin_memory) == \
+        (study.CUDA_WORKERS, True, True)
+    assert (cpu.num_workers, cpu.persistent_workers, cpu.pin_memory) == \
+        (0, False, False)
+
+
+def test_cuda_readouts_extract_features_in_full_float32():
+    """A pretraining turns TF32 on for the process; the readouts turn it off
+    while they run (a checkpoint reads out the same after a pretraining in
+    the process as when its run is reused), then restore it."""
+    matmul, conv = torch.backends.cuda.matmul, torch.backends.cudnn.conv
+    before = matmul.fp32_precision, conv.fp32_precision
+    try:
+        matmul.fp32_precision = conv.fp32_precision = 'tf32'
+        with study._float32_matmuls('cuda'):
+            assert (matmul.fp32_precision, conv.fp32_precision) == \
+                ('ieee', 'ieee')
+        assert (matmul.fp32_precision, conv.fp32_precision) == \
+            ('tf32', 'tf32')
+        with study._float32_matmuls('cpu'):
+            assert matmul.fp32_precision == 'tf32'
+    finally:
+        matmul.fp32_precision, conv.fp32_precision = before
+
+
+def test_variant_configs_pretrain_in_bf16_on_cuda_and_float32_on_a_cpu():
+    """What a CUDA study relies on: the configs' optimizer wrapper
+    autocasts to bf16 on CUDA, and on CUDA only."""
+    for name, (config, _) in study.VARIANTS.items():
+        if config is None:
+            continue
+        wrapper = Config.fromfile(osp.join(CONFIGS, config)).optim_wrapper
+        assert (wrapper.type, wrapper.dtype, tuple(wrapper.device_types)) \
+            == ('AutocastOptimWrapper', 'bfloat16', ('cuda', )), name
+
+
+def test_the_gpu_preset_resolves_to_all_images_on_cuda_without_running():
+    args = tool_args('--gpu-study')
+    assert (args.device, args.train_images, args.probe_images, args.epochs,
+            args.seeds, args.work_dir) == (
+                'cuda', 60000, 6000, 5, [0], 'work_dirs/small_scale_gpu')
+    assert args.variants == ['random', 'patch-random', 'square-m2',
+                             'blob-k7', 'blob-k7-shuffle',
+                             'transformer-skip', 'mae']
+    assert args.readouts == ['linear', 'knn', 'attentive']
+    # Values given win over the preset's, even those equal to a default.
+    args = tool_args('--gpu-study', '--seeds', '0', '1', '2', '--epochs',
+                     '8', '--probe-images', '60000')
+    assert (args.seeds, args.epochs, args.probe_images, args.device) == \
+        ([0, 1, 2], 8, 60000, 'cuda')
+    assert tool_args('--gpu-study', '--device', 'cpu').device == 'cpu'
+
+
+def test_quick_and_default_runs_are_cpu_runs():
+    args = tool_args('--quick', '--device', 'cpu')
+    assert (args.device, args.seeds, args.epochs, args.train_images) == \
+        ('cpu', [0], 1, 256)
+    assert tool_args('--quick').device == tool_args().device == 'cpu'
+    assert tool_args('--curve').seeds is None  # StudySettings': 0 1 2
+    with pytest.raises(SystemExit):
+        tool_args('--quick', '--gpu-study')
+
+
+@pytest.mark.skipif(torch.cuda.is_available(),
+                    reason='this machine has a GPU: the run would train')
+def test_cuda_asked_on_a_machine_without_it_stops_before_training(
+        tmp_path):
+    work = tmp_path / 'study'
+    proc = subprocess.run(
+        [sys.executable, *STUDY, '--quick', '--device', 'cuda', '--data-root',
+         tmp_path / 'none', '--work-dir', work], cwd=REPO_ROOT,
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    [message] = proc.stderr.splitlines()
+    assert message.startswith('python -m experiments.study: error: argument '
+                              '--device: no usable CUDA GPU')
+    assert 'pass --device cpu' in message
+    assert not work.exists() and proc.stdout == ''
+
+
+def test_a_report_of_gpu_runs_needs_no_gpu(tmp_path):
+    """--report-only trains nothing, so --device cuda asks for no GPU there;
+    the device still picks the records reported."""
+    gpu = study.StudySettings(configs=CONFIGS, eval_data=EVAL_DATA,
+                              variants=['random'], seeds=[0],
+                              work_dir=str(tmp_path), device='cuda')
+    (tmp_path / 'runs' / 'random_seed0').mkdir(parents=True)
+    wanted, path = study.recorded_readouts('random', 0, 0, gpu)
+    with open(path, 'w') as f:
+        json.dump(dict(wanted, linear=74.5, knn=61.0), f)
+    run_tool([*STUDY, '--variants', 'random', '--seeds', '0', '--device',
+              'cuda', '--report-only', '--work-dir', tmp_path], timeout=120)
+    [record] = json.loads((tmp_path / 'study.json').read_text())['records']
+    assert (record['linear'], record['knn']) == (74.5, 61.0)
+
+
+def test_variant_configs_cite_their_paper_row_and_the_metafile_its_number():
+    for name, (config, row) in study.VARIANTS.items():
+        if config is None:
+            continue
+        header = open(osp.join(CONFIGS, config)).read().split('_base_')[0]
+        assert 'Scales down' in header and 'Table' in header, name
+        assert paper_figure(config) is not None, name
+        assert find_model(config)['Config'].endswith(config), name
+    assert paper_figure('randsac_vit-mini-p4_blob-k7_fashion-mnist.py') \
+        == 82.52
+
+
+def test_variant_configs_change_their_layout():
+    def layout(variant):
+        cfg = Config.fromfile(osp.join(CONFIGS, study.VARIANTS[variant][0]))
+        [step] = [s for s in cfg.train_dataloader.dataset.pipeline
+                  if s['type'] == 'RandSACSegmentGenerator']
+        return step
+    assert layout('patch-raster')['serialization'] == 'raster'
+    assert layout('square-16to4')['hierarchy'] == (4, )
+    assert layout('blob-k7-shuffle')['coherent'] is False
+    assert layout('blob-7to3')['num_segments'] == 7
+    skip = Config.fromfile(osp.join(
+        CONFIGS, study.VARIANTS['transformer-skip'][0])).model
+    assert skip.neck.skip_connection and skip.head.norm_pix
+    mae = Config.fromfile(osp.join(CONFIGS, study.VARIANTS['mae'][0])).model
+    assert mae.type == 'MAEMatchedToRandSAC' and mae.head.norm_pix
+
+
+def test_orderings_name_variants_that_exist():
+    for worse, better, _ in study.ORDERINGS:
+        assert worse in study.VARIANTS and better in study.VARIANTS
+
+
+def summaries(**means_and_stds):
+    """{epoch: summary} with linear readouts over seeds 0, 1, 2 of the given
+    (mean, std): the values mean - std, mean, mean + std."""
+    out = {}
+    for epoch, entries in means_and_stds.items():
+        out[int(epoch[1:])] = {
+            name: dict(seeds=[0, 1, 2], linear=dict(
+                mean=mean, std=std, values=[mean - std, mean, mean + std]))
+            for name, (mean, std) in entries.items()}
+    return out
+
+
+def test_gaps_and_standard_errors_decide_at_the_longest_epoch():
+    # SE of the gap: sqrt(s_w^2 / 3 + s_b^2 / 3).
+    result = study.ordering_gaps(summaries(
+        e5={'patch-random': (78.0, 0.3), 'square-m2': (78.2, 0.3),
+            'blob-k7': (79.0, 0.3), 'blob-k7-shuffle': (79.0, 0.3)},
+        e30={'patch-random': (80.0, 0.3), 'square-m2': (81.0, 0.3),
+             'blob-k7': (79.9, 0.3), 'blob-k7-shuffle': (80.0, 0.6)}),
+        ['linear'])
+    by_pair = {(o['worse'], o['better']): o['readouts']['linear']
+               for o in result}
+    squares = by_pair[('patch-random', 'square-m2')]
+    assert [p['epoch'] for p in squares['by_epoch']] == [5, 30]
+    assert squares['by_epoch'][1]['gap'] == pytest.approx(1.0)
+    assert squares['by_epoch'][1]['se'] == pytest.approx(
+        (0.09 / 3 + 0.09 / 3)**0.5)
+    assert squares['verdict'] == 'holds'  # 1.0 > 2 x 0.245
+    blobs = by_pair[('patch-random', 'blob-k7')]
+    assert blobs['verdict'] == 'undecided (within 2 SE)'
+    coherence = by_pair[('blob-k7-shuffle', 'blob-k7')]
+    assert coherence['by_epoch'][1]['gap'] == pytest.approx(-0.1)
+    assert coherence['verdict'] == 'undecided (within 2 SE)'
+    reversed_ = study.ordering_gaps(summaries(
+        e5={'patch-random': (81.0, 0.1), 'square-m2': (80.0, 0.1)}),
+        ['linear'])
+    assert reversed_[0]['readouts']['linear']['verdict'] == 'reversed'
+
+
+def test_gaps_compare_the_seeds_both_variants_have():
+    # A study under way: patch-random has seeds 0 and 1, square-m2 seed 1
+    # only, blob-k7 seeds 0 and 1.
+    at_30 = study.summarize([
+        dict(variant='patch-random', seed=0, linear=79.0),
+        dict(variant='patch-random', seed=1, linear=81.0),
+        dict(variant='square-m2', seed=1, linear=81.5),
+        dict(variant='blob-k7', seed=0, linear=80.0),
+        dict(variant='blob-k7', seed=1, linear=81.6)],
+        ['patch-random', 'square-m2', 'blob-k7'], ['linear'])
+    by_pair = {(o['worse'], o['better']): o['readouts']['linear']
+               for o in study.ordering_gaps({30: at_30}, ['linear'])}
+    squares = by_pair[('patch-random', 'square-m2')]
+    # Seed 1 only: 81.5 - 81.0, not 81.5 - mean(79, 81).
+    assert squares['by_epoch'] == [dict(epoch=30, gap=pytest.approx(0.5),
+                                        se=None, seeds=[1])]
+    assert squares['verdict'] == 'one seed: no standard error'
+    blobs = by_pair[('patch-random', 'blob-k7')]['by_epoch'][0]
+    assert blobs['seeds'] == [0, 1] and blobs['gap'] == pytest.approx(0.8)
+    # variances 2.0 and 1.28 over 2 seeds each
+    assert blobs['se'] == pytest.approx(((2.0 + 1.28) / 2)**0.5)
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    (dict(variants=['blob-k99']), r"variants: unknown \['blob-k99'\]"),
+    (dict(readouts=['cka']), r"readouts: unknown \['cka'\]"),
+    (dict(seeds=[1, 1]), 'seeds must be distinct'),
+    (dict(epochs=30, eval_epochs=[5, 10]), "end at the run's length 30"),
+    (dict(epochs=30, eval_epochs=[10, 5, 30]), 'eval_epochs must increase'),
+    (dict(device='gpu'),
+     r"device must be one of \('cuda', 'cpu'\), got 'gpu'"),
+    (dict(probe_images=0), 'probe_images must be >= 1 or None, got 0'),
+])
+def test_bad_settings_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        study.StudySettings(configs=CONFIGS, eval_data=EVAL_DATA, **kwargs)
+
+
+def test_the_command_refuses_bad_arguments():
+    with pytest.raises(pytest.fail.Exception,
+                       match='argument --epochs: must be >= 1, got 0'):
+        run_tool([*STUDY, '--epochs', '0'], timeout=120)
+    with pytest.raises(pytest.fail.Exception,
+                       match="end at the run's length 4, got \\[2\\]"):
+        run_tool([*STUDY, '--epochs', '4', '--eval-epochs', '2'],
+                 timeout=120)
+
+
+@pytest.mark.parametrize('json_path, md_path', [
+    ('docs/benchmarks/small_scale_study.json',
+     'docs/benchmarks/small_scale_study.md'),
+    ('docs/benchmarks/small_scale_curve/study.json',
+     'docs/benchmarks/small_scale_curve/study.md'),
+])
+def test_committed_study_results_have_the_schema_run_study_writes(
+        json_path, md_path):
+    """The committed studies (the 5-epoch ablation table and the training
+    length study) hold what run_study writes now: its keys, records of one
+    read-out epoch each, and the summary, orderings and pretraining minutes
+    those records give; their reports are study_report.markdown's."""
+    from dataclasses import fields
+
+    from experiments.study_report import markdown
+    with open(osp.join(REPO_ROOT, json_path)) as f:
+        result = json.load(f)
+    assert set(result) == {'settings', 'records', 'summary', 'orderings',
+                           'pretrain_minutes'}
+    settings = result['settings']
+    # device and probe_images came later; a record without them ran at
+    # their defaults (see study._added_settings).
+    names = {f.name for f in fields(study.StudySettings)}
+    assert names - {'device', 'probe_images'} <= set(settings) <= names
+    readouts, epochs = settings['readouts'], settings['eval_epochs']
+    for record in result['records']:
+        assert set(record) == {'variant', 'seed', 'epoch', 'loss',
+                               'pretrain_minutes', *readouts}
+        untrained = study.VARIANTS[record['variant']][0] is None
+        assert record['epoch'] in ([0] if untrained else epochs)
+        assert (record['loss'] is None) == untrained
+    # As run_study: the untrained encoder is the baseline at every epoch.
+    summaries = {epoch: study.summarize(
+        [r for r in result['records'] if r['epoch'] in (0, epoch)],
+        settings['variants'], readouts) for epoch in epochs}
+    assert result['summary'] == {str(e): s for e, s in summaries.items()}
+    assert result['orderings'] == study.ordering_gaps(summaries, readouts)
+    assert result['pretrain_minutes'] == sum(
+        r['pretrain_minutes'] for r in result['records']
+        if r['epoch'] == epochs[-1])
+    with open(osp.join(REPO_ROOT, md_path)) as f:
+        assert markdown(result) == f.read()
+    if json_path.endswith('small_scale_study.json'):
+        # docs/small_scale_study.md shows the ablation table's tables.
+        with open(osp.join(REPO_ROOT, 'docs', 'small_scale_study.md')) as f:
+            page = f.read()
+        section = page.split('## The ablation table (5 epochs)')[1].split(
+            '\n## ')[0]
+        assert [line for line in section.splitlines()
+                if line.startswith('|')] == [
+            line for line in markdown(result).splitlines()
+            if line.startswith('|')]
