@@ -18,7 +18,8 @@ the CPU:
 
 It takes a few minutes on 2 cores, with mmengine's training log on stdout
 and the progress of the evaluation (features per batch, probes per epoch)
-on stderr.
+on stderr. With ``--require-margin 5`` (``make demo-check``, which CI runs)
+it exits 1 when the linear probe's margin is below 5 points.
 """
 import argparse
 import json
@@ -26,11 +27,12 @@ import logging
 import os
 import os.path as osp
 import re
+import sys
 import time
 
 import numpy as np
 
-from randsac_mm._cli.args import HelpFormatter, positive_int
+from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
 from randsac_mm._cli.config import set_epochs
 from randsac_mm._cli.device import use_device
 from randsac_mm._cli.errors import add_debug_arg, run_tool
@@ -216,8 +218,29 @@ def parse_args(argv=None):
                         help='readouts of the frozen encoders: ' + ', '.join(
                             f'{r} ({readout_title(r)})'
                             for r in accuracy_readouts()))
+    parser.add_argument('--require-margin', type=positive_float,
+                        default=None, metavar='POINTS',
+                        help='exit 1 unless the pretrained encoder beats the '
+                        'random one by at least POINTS of linear probe (the '
+                        'README states 5)')
     add_debug_arg(parser)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.require_margin is not None and 'linear' not in args.probe:
+        parser.error('argument --require-margin: it checks the linear '
+                     "probe's margin; keep linear in --probe")
+    return args
+
+
+def margin_shortfall(results, required):
+    """Why ``results`` miss the ``required`` linear-probe margin (points),
+    or None when they meet it."""
+    margin = results['linear_margin']
+    if margin >= required:
+        return None
+    return (f"the linear probe's margin is {margin:+.2f} points "
+            f"({results['pretrained']['linear']:.2f}% pretrained, "
+            f"{results['random']['linear']:.2f}% random), below the "
+            f'required {required:+.2f}')
 
 
 def main(argv=None):
@@ -252,6 +275,13 @@ def main(argv=None):
         f'  written          {args.work_dir}/loss_curve.png, '
         'reconstruction.png,',
         '                   segments.gif, results.json']))
+    if args.require_margin is not None:
+        shortfall = margin_shortfall(r, args.require_margin)
+        if shortfall:
+            print(f'{PROG}: {shortfall}', file=sys.stderr)
+            sys.exit(1)
+        print(f'  margin check     passed (at least '
+              f'{args.require_margin:+.2f})')
 
 
 if __name__ == '__main__':

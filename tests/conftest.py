@@ -34,33 +34,40 @@ THREADS_PER_WORKER = max(
     1, CORES // int(os.environ.get('PYTEST_XDIST_WORKER_COUNT', '1')))
 torch.set_num_threads(THREADS_PER_WORKER)
 
-REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+from .tool_runs import (  # noqa: E402,F401  (tool_command: for the tests)
+    REPO_ROOT,
+    in_process_possible,
+    run_command,
+    tool_command,
+)
+
 DEMO_CLASSIFIER = osp.join(REPO_ROOT, 'configs', 'demo',
                            'vit-mini-p4_1xb64-10e_digits.py')
 
 
-def tool_command(tool):
-    """What follows ``python`` to run ``tool``: a script's path (a tool
-    under tools/), or ``-m`` and a module (an experiment command,
-    ``experiments.<name>``, which runs from the repository root)."""
-    return [tool] if tool.endswith('.py') else ['-m', tool]
-
-
-def run_tool(args, timeout=600, env=None):
+def run_tool(args, timeout=600, env=None, own_process=False):
     """Runs ``args`` from the repository root and returns its
     CompletedProcess: a tool under tools/ (``['tools/x.py', ...]``), an
     experiment command (``['-m', 'experiments.x', ...]``) or any command.
 
+    A Python tool runs in this process (``tool_runs.run_command``) unless
+    ``own_process``; any other command, and every command on a machine
+    with CUDA, in a process of its own (``timeout`` applies there).
+
     Fails the test, with the tool's output, when it exits non-zero.
     """
-    full_env = dict(os.environ, PYTHONUNBUFFERED='1', OMP_NUM_THREADS='1')
-    full_env['PYTHON'] = sys.executable
+    full_env = dict(OMP_NUM_THREADS='1', PYTHONUNBUFFERED='1',
+                    PYTHON=sys.executable)
     full_env.update(env or {})
-    if args[0].endswith('.py') or args[0] == '-m':
-        args = [sys.executable] + list(args)
-    proc = subprocess.run(
-        [str(a) for a in args], cwd=REPO_ROOT, env=full_env,
-        capture_output=True, text=True, timeout=timeout)
+    if not own_process and in_process_possible(args):
+        proc = run_command(args, full_env)
+    else:
+        if args[0].endswith('.py') or args[0] == '-m':
+            args = [sys.executable] + list(args)
+        proc = subprocess.run(
+            [str(a) for a in args], cwd=REPO_ROOT,
+            env=dict(os.environ, **full_env), capture_output=True,
+            text=True, timeout=timeout)
     if proc.returncode != 0:
         pytest.fail(f'{args} exited {proc.returncode}\n--- stdout\n'
                     f'{proc.stdout[-6000:]}\n--- stderr\n'
@@ -93,8 +100,9 @@ def mmpretrain_scope():
 def pytest_collection_modifyitems(config, items):
     """Runs the heavy tests first, the longest of them (those marked
     ``heavy(minutes=...)``) before the rest. Under `make test` (pytest -n,
-    --dist worksteal) the first worker starts the longest test at once
-    while the others work through the rest and steal from its queue,
+    --dist loadfile --no-loadscope-reorder) the files go out in the order
+    of their first test as the workers free up: the file with the longest
+    test starts at once while the other workers work through the rest,
     instead of one worker starting a six-minute test when the others are
     done."""
     def order(item):

@@ -187,17 +187,14 @@ def check_up_front(args):
                     "(model.backbone.init_cfg type='Pretrained'): it would "
                     'not evaluate the pretrained encoder')
             init_cfg.checkpoint = encoder
+            what = (repr(encoder) if source == '--pretrain-checkpoint'
+                    else f'the model of {args.pretrain_config}')
             try:
-                check_pretrained_init(cfg)
+                check_pretrained_init(cfg, name=what)
             except PretrainedCheckpointError as e:
-                what = (repr(encoder) if source == '--pretrain-checkpoint'
-                        else f'the model of {args.pretrain_config}')
-                message = str(e).replace(
-                    f'init_cfg.checkpoint {encoder!r}', 'the encoder')
                 raise UserError(
                     f'{source}: {stage}_config '
-                    f'{getattr(args, stage + "_config")} does not fit '
-                    f'{what}: {message}') from e
+                    f'{getattr(args, stage + "_config")}: {e}') from e
 
 
 def main(argv=None):

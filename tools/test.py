@@ -32,12 +32,11 @@ from randsac_mm._cli.config import (
     check_config_path,
     load_run_config,
 )
-from randsac_mm._cli.config_kinds import require_kind
+from randsac_mm._cli.config_kinds import require_kind, testable_kinds
 from randsac_mm._cli.device import use_device_or_exit
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 PROG = 'tools/test.py'
-TESTED_KINDS = ('classifier', 'segmentation', 'detection')
 
 
 def pkl_path(text):
@@ -79,7 +78,7 @@ def check_config(cfg, args):
     """What tools/test.py refuses before building the runner."""
     from randsac_mm._cli.checks import check_checkpoint
     require_kind(
-        cfg, TESTED_KINDS, 'config', args.config,
+        cfg, testable_kinds(), 'config', args.config,
         hint={'pretraining': 'a pretraining config has no test loop; test '
               'the classifier config you fine-tuned or linear-probed its '
               'checkpoint with (its eval_configs), or evaluate the '

@@ -119,8 +119,12 @@ def apply_train_args(cfg, args):
                             'auto_scale_lr.base_batch_size to scale from')
         cfg.auto_scale_lr.enable = True
     if args.compile:
-        cfg.custom_hooks = list(cfg.get('custom_hooks') or []) + [
-            dict(type='CompileLossHook')]
+        hooks = list(cfg.get('custom_hooks') or [])
+        if any(isinstance(h, dict) and h.get('type') == 'CompileLossHook'
+               for h in hooks):
+            raise UserError('--compile: the config already has a '
+                            'CompileLossHook in custom_hooks; drop one')
+        cfg.custom_hooks = hooks + [dict(type='CompileLossHook')]
     if args.no_validate:
         cfg.val_cfg = None
         cfg.val_dataloader = None

@@ -9,7 +9,9 @@ wheel for mim) share. Not a user API: it changes with the tools.
 - ``device``: the device a run takes, chosen before torch looks for GPUs;
 - ``distributed``: multi-process runs on the CPU (gloo);
 - ``runner``: mmengine's Runner or FlexibleRunner, and the checks before
-  building it.
+  building it;
+- ``checks``: the checks of a checkpoint a tool is given, against the
+  config's model, before anything runs.
 
 This package imports nothing on import: ``device.use_device`` must run
 before torch and mmengine look at the GPUs.

@@ -88,11 +88,16 @@ def check_checkpoint(cfg, path, argument, purpose, model=None):
                 f'--resume and give --cfg-options load_from={path}')
 
 
-def check_pretrained_init(cfg):
+def check_pretrained_init(cfg, name=None):
     """Checks the checkpoint a ``Pretrained`` backbone ``init_cfg`` names,
     as our backbones' ``init_weights`` will (an empty or missing path, a
     file of another architecture), before the runner is built. Backbones
     without that check (mmpretrain's) are left to mmengine.
+
+    Args:
+        cfg (mmengine.Config): the run's config.
+        name (str | None): how messages name the checkpoint (default: its
+            path).
 
     Raises:
         randsac_mm.checkpoint.PretrainedCheckpointError: a ValueError.
@@ -112,4 +117,4 @@ def check_pretrained_init(cfg):
     if hasattr(backbone, 'unused_checkpoint_keys'):  # ours: RandSACViT...
         check_pretrained_checkpoint(backbone, init_cfg.get('checkpoint'),
                                     init_cfg.get('prefix', ''),
-                                    backbone.unused_checkpoint_keys)
+                                    backbone.unused_checkpoint_keys, name)

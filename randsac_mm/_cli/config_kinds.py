@@ -26,7 +26,7 @@ from .errors import UserError
 
 __all__ = ['CONFIG_KINDS', 'ConfigKind', 'check_collate', 'config_kind',
            'describe_kind', 'model_class', 'register_config_kind',
-           'require_kind', 'trainable_kinds']
+           'require_kind', 'testable_kinds', 'trainable_kinds']
 
 # config kind name -> ConfigKind subclass, in the order they are tried.
 CONFIG_KINDS = Registry('config kind')
@@ -51,6 +51,8 @@ class ConfigKind:
         name (str): its name (set by the decorator).
         description (str): how messages call it ('a classifier config').
         trainable (bool): ``tools/train.py`` trains it.
+        testable (bool): ``tools/test.py`` tests it (its model has a test
+            loop).
         stacked_batches (bool): its model takes batches stacked by
             ``default_collate`` (``SelfSupDataPreprocessor``): mmengine's
             default ``pseudo_collate`` would give it a list of images.
@@ -58,6 +60,7 @@ class ConfigKind:
     name = None
     description = None
     trainable = False
+    testable = False
     stacked_batches = False
 
     def matches(self, cfg, model_class):
@@ -116,6 +119,7 @@ class PretrainingConfig(ConfigKind):
 class ClassifierConfig(ConfigKind):
     description = 'a classifier config (linear probe, fine-tune, supervised)'
     trainable = True
+    testable = True
 
     def matches(self, cfg, model_class):
         return _subclass_of(model_class, 'mmpretrain.models',
@@ -126,6 +130,7 @@ class ClassifierConfig(ConfigKind):
 class SegmentationConfig(ConfigKind):
     description = 'a segmentation config (mmseg)'
     trainable = True
+    testable = True
 
     def matches(self, cfg, model_class):
         return _subclass_of(model_class, 'mmseg.models.segmentors',
@@ -136,6 +141,7 @@ class SegmentationConfig(ConfigKind):
 class DetectionConfig(ConfigKind):
     description = 'a detection config (mmdet)'
     trainable = True
+    testable = True
 
     def matches(self, cfg, model_class):
         return _subclass_of(model_class, 'mmdet.models.detectors',
@@ -201,6 +207,12 @@ def trainable_kinds():
     """The kinds ``tools/train.py`` trains."""
     return tuple(name for name, kind in CONFIG_KINDS.items()
                  if kind.trainable)
+
+
+def testable_kinds():
+    """The kinds ``tools/test.py`` tests."""
+    return tuple(name for name, kind in CONFIG_KINDS.items()
+                 if kind.testable)
 
 
 def require_kind(cfg, allowed, argument, path=None, hint=None):

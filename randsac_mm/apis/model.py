@@ -16,8 +16,9 @@ def build_model(config, checkpoint=None, seed=None, init=True):
         config (mmengine.Config | str): a config, a config file, or a
             model name of ``mmpretrain.list_models('*randsac*')`` (after
             ``import randsac_mm.registration``).
-        checkpoint (str | None): weights to load, every one (a ValueError
-            naming what does not fit otherwise).
+        checkpoint (str | None): a local file of weights to load, every
+            one (a ValueError naming what does not fit otherwise); unlike
+            ``get_model``, no URL: download it first.
         seed (int | None): seeds torch before the model is built, so the
             same seed gives the same untrained model.
         init (bool): run ``init_weights`` (False: as constructed, for what

@@ -5,8 +5,8 @@ downstream transfers, export to timm and transformers, the latest complete
 checkpoint of a run, the globals that ``torch.load(weights_only=True)``
 may read, and atomic writes.
 
-Depends on torch and mmengine only (no model code): the encoders use its
-loading checks, the tools its conversion.
+No model code of ours: the encoders use its loading checks, the tools its
+conversion (which resizes position embeddings with mmpretrain's helper).
 """
 from .atomic_local_backend import AtomicLocalBackend
 from .conversion import ConversionError, convert_for_downstream

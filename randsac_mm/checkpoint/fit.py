@@ -13,7 +13,7 @@ instead: the advice is the table ``ADVICE``.
 """
 import re
 
-__all__ = ['ADVICE', 'EFFECTS', 'LOOKS_LIKE', 'NOT_REQUIRED',
+__all__ = ['ADVICE', 'DROPPED', 'EFFECTS', 'LOOKS_LIKE', 'NOT_REQUIRED',
            'RESIZED_ON_LOAD', 'check_fit', 'few', 'guess_kind',
            'summarise_keys', 'weight_mismatch']
 
@@ -40,7 +40,10 @@ LOOKS_LIKE = {
 PRETRAINING_KEYS = ('head.predictor.', 'neck.skip_weights', 'neck.layers.',
                     'neck.mask_token', 'neck.decoder', 'target_generator.')
 
-# What loading a checkpoint that does not fit would do, by purpose.
+# What loading a checkpoint that does not fit would do, by purpose; where
+# every weight of the model is there and only the checkpoint has more,
+# ``DROPPED`` instead.
+DROPPED = 'loading would drop its other weights without a word'
 EFFECTS = {
     'test': 'testing would score weights left as initialised',
     'resume': "it cannot resume this config's model and optimizer",
@@ -95,12 +98,12 @@ def weight_mismatch(expected, state, not_expected=(), may_remain=()):
         ``'key (shape) vs (shape)'`` of the keys whose shapes differ (but
         ``RESIZED_ON_LOAD``); all empty when it fits.
     """
-    expected = {k: v for k, v in expected.items()
-                if not (not_expected and k.startswith(tuple(not_expected)))}
-    missing = [k for k in expected
-               if k not in state and not k.endswith(NOT_REQUIRED)]
-    unexpected = [k for k in state if k not in expected
-                  and k not in set(may_remain)]
+    not_expected, may_remain = tuple(not_expected), set(may_remain)
+    missing = [k for k in expected if k not in state
+               and not k.endswith(NOT_REQUIRED)
+               and not (not_expected and k.startswith(not_expected))]
+    unexpected = [k for k in state
+                  if k not in expected and k not in may_remain]
     reshaped = []
     for key in expected:
         if key in state and not key.endswith(RESIZED_ON_LOAD):
@@ -204,8 +207,9 @@ def check_fit(expected, state, argument, path, purpose,
         problems.append(f'{len(reshaped)} {has} another shape '
                         f'({few(reshaped, 2)})')
     kind = kind or guess_kind(state)
+    looks = LOOKS_LIKE.get(kind, f'a checkpoint of a {kind} config')
     todo = suggestion or advice(purpose, kind).format(path=path)
+    effect = EFFECTS[purpose] if missing or reshaped else DROPPED
     raise error(f'{argument}: {path} does not fit {target}: '
                 + '; '.join(problems)
-                + f', so {EFFECTS[purpose]}. It looks like '
-                f'{LOOKS_LIKE[kind]}: {todo}')
+                + f', so {effect}. It looks like {looks}: {todo}')

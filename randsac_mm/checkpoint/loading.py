@@ -7,7 +7,7 @@ model or a wrong prefix silently leaves a randomly initialised backbone.
 """
 import os.path as osp
 
-from .fit import check_fit
+from .fit import check_fit, guess_kind
 from .reading import read_checkpoint, stored_config
 
 __all__ = ['PretrainedCheckpointError', 'check_pretrained_checkpoint',
@@ -50,7 +50,7 @@ def _matching_configs(loaded):
 
 
 def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
-                                unused_keys=()):
+                                unused_keys=(), name=None):
     """Checks ``checkpoint`` against ``module``'s parameters
     (``checkpoint.fit.check_fit``, purpose 'init').
 
@@ -66,6 +66,8 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
         prefix (str): key prefix of the backbone inside the checkpoint.
         unused_keys (tuple[str]): encoder keys of the checkpoint that the
             module knowingly leaves unused (the two-stream ``query_token``).
+        name (str | None): how messages name the checkpoint (default: its
+            path).
 
     Raises:
         PretrainedCheckpointError: empty or missing path, unreadable file,
@@ -86,8 +88,8 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
     backbone = encoder_state(state, prefix, PretrainedCheckpointError,
                              f'{ARGUMENT} {checkpoint!r}')
     matching = _matching_configs(loaded)
-    check_fit(module.state_dict(), backbone, ARGUMENT, checkpoint, 'init',
-              target='the backbone', kind='pretraining',
+    check_fit(module.state_dict(), backbone, ARGUMENT, name or checkpoint,
+              'init', target='the backbone', kind=guess_kind(state),
               suggestion=f'evaluate it with {" or ".join(matching)}'
               if matching else None, error=PretrainedCheckpointError,
               not_expected=getattr(module, 'NEW_MODULE_PREFIXES', ()),

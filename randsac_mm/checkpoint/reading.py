@@ -18,8 +18,9 @@ def read_checkpoint(path, argument, error=ValueError):
 
     Tensors are memory-mapped where the file allows it (the zip format of
     torch >= 1.6): listing a large checkpoint's keys reads little of it.
-    ``torch.load`` reads weights only (torch's default): the training
-    checkpoints' other globals are allowed by ``safe_globals``.
+    ``torch.load`` reads weights only (torch's default), with the globals
+    of mmengine's training checkpoints allowed (``safe_globals``): a user's
+    script need not import ``randsac_mm.registration`` first.
 
     Args:
         path (str): the file given.
@@ -36,6 +37,9 @@ def read_checkpoint(path, argument, error=ValueError):
         error: not readable by ``torch.load``, or no state dict in it.
     """
     import torch
+
+    from .safe_globals import allow_mmengine_checkpoint_globals
+    allow_mmengine_checkpoint_globals()
     if not osp.isfile(path):
         raise FileNotFoundError(f'{argument}: no such checkpoint file '
                                 f'{path!r}')

@@ -16,7 +16,7 @@ KNN_CHUNK = 1024  # test features the k-NN compares at once
 
 
 def knn_accuracy(train_features, train_labels, test_features, test_labels,
-                 k=20, temperature=0.07, chunk=1024, tick=None):
+                 k=20, temperature=0.07, chunk=KNN_CHUNK, tick=None):
     """Top-1 accuracy (%) of the weighted cosine k-NN classifier.
 
     Args:

@@ -16,7 +16,7 @@ any module that is imported before the spec is built::
 
 from ..extension_registry import Registry
 
-__all__ = ['Registry', 'SEGMENT_SCHEMES', 'SERIALIZATIONS',
+__all__ = ['SEGMENT_SCHEMES', 'SERIALIZATIONS',
            'register_scheme', 'register_serialization']
 
 

@@ -92,6 +92,7 @@ def test_an_unknown_device_is_refused():
         use_device('gpu')
 
 
+@pytest.mark.heavy
 def test_cpu_hides_the_gpus_from_the_process():
     code = ('import os; from randsac_mm._cli.device import use_device; '
             "use_device('cpu'); import torch; "
@@ -113,6 +114,7 @@ def run(args):
 
 @no_cuda_here
 @pytest.mark.parametrize('tool', ['tools/train.py', 'tools/test.py'])
+@pytest.mark.heavy
 def test_without_cuda_a_tool_stops_before_building_anything(tool, tmp_path):
     # test.py checks that the checkpoint exists first (it reads it later).
     checkpoint = tmp_path / 'x.pth'
@@ -133,6 +135,7 @@ def test_without_cuda_a_tool_stops_before_building_anything(tool, tmp_path):
 @pytest.mark.parametrize('tool, positional', [
     ('tools/dist_train.sh', [MAIN, '1']),  # the issue's case
     ('tools/dist_test.sh', [MAIN, 'x.pth', '1'])])
+@pytest.mark.heavy
 def test_dist_tools_on_a_cuda_less_machine_stop_naming_cuda(
         tmp_path, tool, positional):
     proc, _ = run([tool, *positional, '--work-dir', str(tmp_path / 'w')])
@@ -144,6 +147,7 @@ def test_dist_tools_on_a_cuda_less_machine_stop_naming_cuda(
 
 
 @pytest.mark.parametrize('gpus', ['0', 'two', '--work-dir', '-1'])
+@pytest.mark.heavy
 def test_dist_train_wants_a_positive_process_count(gpus):
     proc, _ = run(['tools/dist_train.sh', MAIN, gpus])
     assert proc.returncode == 2
@@ -152,6 +156,7 @@ def test_dist_train_wants_a_positive_process_count(gpus):
                            f"'{gpus}'\n")
 
 
+@pytest.mark.heavy
 def test_dist_tools_let_cpu_processes_through_the_check(tmp_path):
     """With --device cpu the GPU check is skipped (torchrun then starts the
     processes; here they stop at a missing checkpoint)."""

@@ -16,6 +16,7 @@ from randsac_mm._cli.config_kinds import (
     config_kind,
     register_config_kind,
     require_kind,
+    testable_kinds,
     trainable_kinds,
 )
 from randsac_mm._cli.errors import UserError
@@ -61,6 +62,8 @@ def test_a_config_of_its_model_is_of_the_new_kind():
 
 def test_the_tools_take_or_refuse_it_by_its_description():
     assert 'depth' in trainable_kinds()
+    assert 'depth' not in testable_kinds()
+    assert testable_kinds() == ('classifier', 'segmentation', 'detection')
     with pytest.raises(UserError, match=r'^config: depth\.py is a '
                        r'depth-estimation config; this tool takes a '
                        r'self-supervised pretraining config \(RandSAC, '

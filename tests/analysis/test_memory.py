@@ -43,6 +43,7 @@ def test_peak_memory_counts_live_storage():
 
 
 @pytest.mark.parametrize('device', ['cpu', 'cuda'])
+@pytest.mark.heavy
 def test_estimate_is_within_5_percent_of_a_measured_step(device):
     """A whole step (forward, backward, AdamW) on the CPU, measured live,
     under the precision the config gives the device (float32 on a CPU,
@@ -116,6 +117,7 @@ def test_fake_tensors_keep_what_real_ones_keep(config):
                                       to_fake(fake)) == real > 0
 
 
+@pytest.mark.heavy
 def test_every_imagenet_pretraining_config_fits_80gb(tmp_path):
     out = tmp_path / 'memory.json'
     proc = run_tool(['tools/analysis/pretrain_memory.py', *IMAGENET_CONFIGS,

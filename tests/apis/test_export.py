@@ -95,6 +95,7 @@ def test_a_changed_weight_changes_the_export(tmp_path):
         assert not torch.allclose(theirs(images), ours, atol=1e-4)
 
 
+@pytest.mark.heavy
 def test_the_tool_writes_both_formats(tmp_path):
     out = run_tool(['tools/model_converters/export.py',
                     checkpoint('randsac', tmp_path), '--out-dir',

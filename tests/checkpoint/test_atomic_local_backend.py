@@ -54,6 +54,7 @@ b.put(b'n' * (400 * 2**20), sys.argv[1])
 """
 
 
+@pytest.mark.heavy
 def test_sigkill_during_write_never_truncates(tmp_path):
     target = tmp_path / 'epoch_2.pth'
     target.write_bytes(b'old')

@@ -2,6 +2,8 @@
 counts of blob configs, default and exact."""
 import json
 
+import pytest
+
 from ..conftest import REPO_ROOT, run_tool
 
 BLOB_COUNTS = ['-m', 'experiments.blob_counts']
@@ -12,6 +14,7 @@ SQUARES = (f'{REPO_ROOT}/configs/pretrain/'
            'randsac_vit-tiny-p4_square-m2_8xb64-amp-800e_cifar10.py')
 
 
+@pytest.mark.heavy
 def test_default_counts_fall_below_nominal_exact_ones_do_not(tmp_path):
     out = tmp_path / 'counts.json'
     printed = run_tool([*BLOB_COUNTS, CONFIG, SQUARES, '--samples', '400',

@@ -1,33 +1,42 @@
-"""`make demo` end to end: ``python -m experiments.demo``."""
+"""`make demo` end to end: ``python -m experiments.demo``.
+
+The demo's margin (5 points or more, the README's claim) is an accuracy
+target, checked by the demo itself: ``make demo-check`` runs the whole demo
+with ``--require-margin 5``, and CI runs it after the suite (docs/demo.md).
+Here one pretraining epoch runs every stage, and the check refuses it.
+"""
 import json
 
 import pytest
 from PIL import Image
 
-from ..conftest import THREADS_PER_WORKER, run_tool
+from experiments.demo import margin_shortfall, parse_args
 
-pytestmark = pytest.mark.heavy
+from ..conftest import THREADS_PER_WORKER, run_tool
+from ..tool_runs import run_command
 
 DEMO = ['-m', 'experiments.demo']
 
 
-@pytest.mark.heavy(minutes=5)  # the longest test: conftest starts it first
-def test_demo_pretrained_encoder_beats_random_by_five_points(tmp_path):
-    """The whole demo with its fixed seed: the margin the README states (5
-    points or more)."""
-    out = run_tool([*DEMO, '--work-dir', tmp_path, '--seed', '0'],
-                   timeout=1200,
-                   env={'OMP_NUM_THREADS': str(THREADS_PER_WORKER)})
+@pytest.mark.heavy(minutes=2)  # a long test: conftest starts it first
+def test_one_epoch_demo_writes_every_figure_and_checks_the_margin(tmp_path):
+    out = run_command([*DEMO, '--work-dir', tmp_path, '--seed', '0',
+                       '--pretrain-epochs', '1', '--require-margin', '100'],
+                      env={'OMP_NUM_THREADS': str(THREADS_PER_WORKER)})
+    # Everything is written and printed, then the check fails the run.
+    assert out.returncode == 1, out.stderr[-3000:]
     results = json.loads((tmp_path / 'results.json').read_text())
     pretrained, random_init = results['pretrained'], results['random']
-    assert pretrained['linear'] - random_init['linear'] >= 5.0, results
+    assert results['pretrain_epochs'] == 1
     assert results['linear_margin'] == pytest.approx(
         pretrained['linear'] - random_init['linear'])
-    assert results['final_loss'] < 0.7 * results['first_loss']
+    assert results['final_loss'] < results['first_loss']
     for value in (pretrained['linear'], pretrained['knn'],
                   random_init['linear'], random_init['knn']):
         assert f'{value:6.2f}%' in out.stdout
     assert '[demo 1/3]' in out.stdout and 'Epoch(train)' in out.stdout
+    assert out.stderr.strip().splitlines()[-1] == (
+        'python -m experiments.demo: ' + margin_shortfall(results, 100))
     curve = Image.open(tmp_path / 'loss_curve.png')
     recon = Image.open(tmp_path / 'reconstruction.png')
     assert curve.size[0] > 300 and recon.size[0] > 300
@@ -35,8 +44,27 @@ def test_demo_pretrained_encoder_beats_random_by_five_points(tmp_path):
     assert gif.n_frames == 17  # 16 segments, and the empty first frame
 
 
-def test_demo_rejects_bad_arguments(tmp_path):
+def test_the_margin_check_compares_the_linear_probes():
+    results = dict(linear_margin=8.3, pretrained=dict(linear=79.5),
+                   random=dict(linear=71.2))
+    assert margin_shortfall(results, 5) is None
+    assert margin_shortfall(results, 8.3) is None
+    assert margin_shortfall(results, 10) == (
+        "the linear probe's margin is +8.30 points (79.50% pretrained, "
+        '71.20% random), below the required +10.00')
+
+
+def test_demo_rejects_bad_arguments(tmp_path, capsys):
     with pytest.raises(
             pytest.fail.Exception,
             match='argument --pretrain-epochs: must be >= 1, got 0'):
         run_tool([*DEMO, '--work-dir', tmp_path, '--pretrain-epochs', '0'])
+    with pytest.raises(SystemExit):
+        parse_args(['--probe', 'knn', '--require-margin', '5'])
+    assert capsys.readouterr().err.endswith(
+        "argument --require-margin: it checks the linear probe's margin; "
+        'keep linear in --probe\n')
+    with pytest.raises(SystemExit):
+        parse_args(['--require-margin', '0'])
+    assert 'argument --require-margin: must be > 0, got 0' in \
+        capsys.readouterr().err

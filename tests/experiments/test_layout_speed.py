@@ -2,9 +2,12 @@
 paper setting, printed and written."""
 import json
 
+import pytest
+
 from ..conftest import run_tool
 
 
+@pytest.mark.heavy
 def test_layout_benchmark_prints_and_writes_json(tmp_path):
     path = tmp_path / 'bench.json'
     out = run_tool(['-m', 'experiments.layout_speed', '--repeats', '20',

@@ -129,6 +129,7 @@ def test_a_learning_curve_from_one_run_per_seed(tmp_path):
         first['linear']
 
 
+@pytest.mark.heavy
 def test_the_committed_training_length_report_is_what_its_records_give(
         tmp_path):
     """docs/benchmarks/small_scale_curve: its records alone (no
@@ -279,6 +280,7 @@ def test_quick_and_default_runs_are_cpu_runs():
 
 @pytest.mark.skipif(torch.cuda.is_available(),
                     reason='this machine has a GPU: the run would train')
+@pytest.mark.heavy
 def test_cuda_asked_on_a_machine_without_it_stops_before_training(
         tmp_path):
     work = tmp_path / 'study'
@@ -294,6 +296,7 @@ def test_cuda_asked_on_a_machine_without_it_stops_before_training(
     assert not work.exists() and proc.stdout == ''
 
 
+@pytest.mark.heavy
 def test_a_report_of_gpu_runs_needs_no_gpu(tmp_path):
     """--report-only trains nothing, so --device cuda asks for no GPU there;
     the device still picks the records reported."""
@@ -421,6 +424,7 @@ def test_bad_settings_are_refused(kwargs, message):
         study.StudySettings(configs=CONFIGS, eval_data=EVAL_DATA, **kwargs)
 
 
+@pytest.mark.heavy
 def test_the_command_refuses_bad_arguments():
     with pytest.raises(pytest.fail.Exception,
                        match='argument --epochs: must be >= 1, got 0'):

@@ -26,6 +26,7 @@ def test_pool_passes_takes_median_of_all_rounds_and_highest_memory():
     assert row['passes'] == 2
 
 
+@pytest.mark.heavy
 def test_benchmark_writes_rows_ratios_and_flops(tmp_path):
     out = tmp_path / 'bench.json'
     proc = subprocess.run(

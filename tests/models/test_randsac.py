@@ -203,6 +203,23 @@ def test_bad_configs(change, message):
         MODELS.build(cfg)
 
 
+def test_the_two_stream_backbone_takes_no_neck():
+    cfg = tiny_cfg('two_stream')
+    cfg['neck'] = dict(type='RandSACDecoder', num_layers=2, num_heads=4)
+    with pytest.raises(ValueError, match=r'^RandSACTwoStreamViT predicts the '
+                       r'segments itself with its query stream: give '
+                       r'neck=None, not a RandSACDecoder$'):
+        MODELS.build(cfg)
+
+
+def test_an_option_a_kernel_does_not_take_is_named():
+    cfg = tiny_cfg('skip')
+    cfg['attention'] = dict(type='explicit', block_size=8)
+    with pytest.raises(ValueError, match=r"^attention 'explicit': "
+                       r'ExplicitKernel\(\) takes no arguments$'):
+        MODELS.build(cfg)
+
+
 def test_missing_token_rank_is_a_clear_error():
     from mmpretrain.structures import DataSample
     with pytest.raises(KeyError, match='add RandSACSegmentGenerator'):

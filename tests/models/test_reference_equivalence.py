@@ -12,6 +12,7 @@ from . import reference_randsac as reference
 
 @pytest.mark.parametrize('setting', list(benchmark.SETTINGS))
 @pytest.mark.parametrize('attention', ['explicit', 'sdpa'])
+@pytest.mark.heavy
 def test_same_loss_same_weights_same_layout(setting, attention):
     torch.manual_seed(0)
     model = MODELS.build(benchmark.build_model_cfg(setting, 'ours'))

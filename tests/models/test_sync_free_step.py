@@ -57,6 +57,7 @@ def compiled_step(model, images, data):
 
 
 @pytest.mark.parametrize('variant', VARIANTS)
+@pytest.mark.heavy
 def test_the_step_compiles_as_one_graph(variant):
     """The compiled loss breaks once, at the host planning (plan_batch,
     never traced); what follows, backbone, neck, head and loss, is one
@@ -86,6 +87,7 @@ def test_the_step_compiles_as_one_graph(variant):
                                    model.predict_segments(images, batch))
 
 
+@pytest.mark.heavy
 def test_the_graph_count_catches_a_sync(monkeypatch):
     """The test above is not vacuous: a host sync in the head's loss breaks
     the step into more graphs."""

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from glob import glob
 
+import pytest
+
 from ..conftest import REPO_ROOT
 
 SEGMENTS_DIR = osp.join(REPO_ROOT, 'randsac_mm', 'segments')
@@ -40,6 +42,7 @@ def loaded_after(code):
     return set(ast.literal_eval(out.splitlines()[-1])) & set(FRAMEWORKS)
 
 
+@pytest.mark.heavy
 def test_segments_import_as_users_do_without_torch_or_openmmlab():
     assert loaded_after(
         'import numpy\n'
@@ -49,6 +52,7 @@ def test_segments_import_as_users_do_without_torch_or_openmmlab():
         'make_layout(spec, numpy.random.default_rng(0))') == set()
 
 
+@pytest.mark.heavy
 def test_pretraining_registers_without_mmseg_or_mmdet():
     """Pretraining, probing and fine-tuning register where mmseg and mmdet
     are not installed (they are made unimportable here; mmpretrain's

@@ -45,7 +45,8 @@ randomness = {main_config_randomness()!r}
 custom_imports = dict(imports=['randsac_mm.registration',
                                'tests.tools.recorder_hook'],
                       allow_failed_imports=False)
-custom_hooks = [dict(type='NonFiniteLossHook'),
+custom_hooks = [dict(type='MeanLogsOverProcessesHook'),
+                dict(type='NonFiniteLossHook'),
                 dict(type='PerSampleSeedHook'),
                 dict(type='LayoutRecorderHook')]
 train_dataloader = dict(batch_size={batch_size},

@@ -8,6 +8,7 @@ VIT_T = ('configs/pretrain/randsac_vit-tiny-p4_blob-11to5_transformer-skip_'
          '8xb64-amp-1600e_cifar10.py')
 
 
+@pytest.mark.heavy
 def test_vit_tiny_full_length_matches_the_paper_and_hand_count(tmp_path):
     out = run_tool(['tools/analysis/get_flops.py', VIT_T,
                     '--compare-architectures', '--full-length', '--out',
@@ -30,6 +31,7 @@ def test_vit_tiny_full_length_matches_the_paper_and_hand_count(tmp_path):
     assert '483.82 M' in out.stdout and 'two-stream' in out.stdout
 
 
+@pytest.mark.heavy
 def test_default_lengths_leave_out_a_segment_each_side(tmp_path):
     run_tool(['tools/analysis/get_flops.py', VIT_T, '--out',
               tmp_path / 'f.json'])

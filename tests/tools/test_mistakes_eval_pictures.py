@@ -17,14 +17,20 @@ import os
 import os.path as osp
 import re
 import runpy
-import subprocess
 import sys
 
 import pytest
 import torch
 from mmengine.config import Config
 
-from ..conftest import REPO_ROOT, tool_command
+from ..conftest import REPO_ROOT
+from ..tool_runs import (
+    as_a_user,
+    in_process,
+    run_in_process,
+    run_process,
+    tool_globals,
+)
 
 DEMO = osp.join(REPO_ROOT, 'configs', 'demo')
 PRETRAIN = osp.join(DEMO, 'randsac_vit-mini-p4_square-16to4_digits.py')
@@ -78,53 +84,6 @@ def files(tmp_path_factory):
         folder=str(tmp / 'folder'),
         missing_dir=str(tmp / 'missing_dir'),
     )
-
-
-def run_in_process(argv, monkeypatch, capsys):
-    """The tool's ``if __name__ == '__main__'`` in this process: returns
-    (exit code, stdout, stderr)."""
-    tool, args = argv[0], argv[1:]
-    monkeypatch.chdir(REPO_ROOT)
-    monkeypatch.setattr(sys, 'argv', [tool] + args)
-    # Hiding the GPUs from this process (--device cpu) would outlive the
-    # test: a tool's device check is the suite's no-op here.
-    import randsac_mm._cli.device as device
-    monkeypatch.setattr(device, 'use_device_or_exit', lambda *a, **k: None)
-    namespace = tool_globals(tool, 'tool_under_test')
-    if 'use_device' in namespace:
-        namespace['use_device'] = lambda *a, **k: None
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exit_:
-        namespace['run_tool'](namespace['main'])
-    out = capsys.readouterr()
-    return exit_.value.code, out.out, out.err
-
-
-def tool_globals(tool, run_name):
-    """The globals of ``tool`` run as ``run_name`` (so its ``__main__``
-    block does not run): a script by its path, an experiment as the module
-    it is (its relative imports need its package)."""
-    if tool.endswith('.py'):
-        return runpy.run_path(osp.join(REPO_ROOT, tool), run_name=run_name)
-    return runpy.run_module(tool, run_name=run_name)
-
-
-def run_process(argv):
-    full_env = dict(os.environ, PYTHONUNBUFFERED='1', OMP_NUM_THREADS='1')
-    proc = subprocess.run([sys.executable, *tool_command(argv[0]), *argv[1:]],
-                          cwd=REPO_ROOT, env=full_env, capture_output=True,
-                          text=True, timeout=600)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-def in_process(*row):
-    return pytest.param(*row[1:], False, id=row[0])
-
-
-def as_a_user(*row):
-    """A row run in a process of its own."""
-    return pytest.param(*row[1:], True, id=row[0],
-                        marks=pytest.mark.heavy)
 
 
 # The message follows '<tool>: error: ': argparse names the script,
@@ -227,7 +186,7 @@ ROWS = [
         ['{notes}'] * 17,
         r'vis_reconstruction\.py: error: argument --img: 17 images; '
         r'at most 16'),
-    as_a_user(
+    in_process(
         'recon-out-dir-is-a-file',
         [RECON, PRETRAIN, '{pre}', '--dataset', '--out-dir', '{a_file}'],
         r'vis_reconstruction\.py: error: --out-dir: .*a_file is a file; '
@@ -249,7 +208,7 @@ ROWS = [
         r'vis_reconstruction\.py: error: checkpoint: \S*classifier\.pth does '
         r'not fit'),
     # vis_segments.py (7).
-    as_a_user(
+    in_process(
         'segments-option-against-the-config',
         [SEGMENTS, '--config', PRETRAIN, '--square-size', '3', '--out-dir',
          '{folder}'],
@@ -293,7 +252,7 @@ ROWS = [
         'demo-too-many-pictures', [DEMO_TOOL, '--num-pictures', '100'],
         r'python -m experiments\.demo: error: argument --num-pictures: must '
         r'be in \[1, 16\]'),
-    as_a_user(
+    in_process(
         'demo-work-dir-is-a-file', [DEMO_TOOL, '--work-dir', '{a_file}'],
         r'python -m experiments\.demo: error: --work-dir: .*a_file is a '
         r'file; give a folder$'),

@@ -6,7 +6,10 @@ its whole description and every option's help and default.
 The silent wrong results of before have their own checks: an export that
 left out ``ln2`` (tests/apis/test_export.py compares the features), and
 the throughput benchmark's 0.00 for unmeasured columns
-(tests/experiments/test_throughput.py)."""
+(tests/experiments/test_throughput.py).
+
+Most rows run the tool's ``main`` in this process (``tool_runs``), the
+``AS_A_USER`` rows in a process of their own, as a user runs them."""
 import argparse
 import importlib.util
 import os
@@ -20,7 +23,8 @@ from mmengine.config import Config
 
 from randsac_mm._cli.args import HelpFormatter
 
-from ..conftest import REPO_ROOT, tool_command
+from ..conftest import REPO_ROOT
+from ..tool_runs import as_a_user, in_process, run_in_process, run_process
 
 DEMO = 'configs/demo/'
 PRETRAIN = DEMO + 'randsac_vit-mini-p4_square-16to4_digits.py'
@@ -169,27 +173,34 @@ MISTAKES = [
 ]
 
 
-@pytest.mark.parametrize('argv, message', [m[1:] for m in MISTAKES],
-                         ids=[m[0] for m in MISTAKES])
-def test_a_mistake_is_one_line_exit_2_no_traceback(files, argv, message):
+# Rows run as a user, in a process of their own: one tool and one
+# experiment command (the exit code and the one line on stderr, which the
+# shared error path gives every tool); the rest in this process.
+AS_A_USER = {'flops-classifier', 'study-eval-epochs'}
+
+
+@pytest.mark.parametrize('argv, message, real', [
+    (as_a_user if m[0] in AS_A_USER else in_process)(*m) for m in MISTAKES])
+def test_a_mistake_is_one_line_exit_2_no_traceback(files, argv, message,
+                                                   real, monkeypatch,
+                                                   capsys):
     args = [a.format(tmp=files) for a in argv]
-    env = dict(os.environ, OMP_NUM_THREADS='1')
-    proc = subprocess.run([sys.executable, *tool_command(args[0]), *args[1:]],
-                          cwd=REPO_ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-3000:]
-    assert 'Traceback' not in proc.stderr, proc.stderr[-3000:]
+    code, out, err = (run_process(args) if real else
+                      run_in_process(args, monkeypatch, capsys))
+    assert code == 2, out[-2000:] + err[-3000:]
+    assert 'Traceback' not in err, err[-3000:]
     # argparse's own errors come after the usage; ours are the only line.
-    last = proc.stderr.strip().splitlines()[-1]
+    last = err.strip().splitlines()[-1]
     tool = os.path.basename(args[0])
     assert re.match(rf'(python -m )?\S*{re.escape(tool)}: error: ', last), \
         last
     assert re.search(message, last), last
     if not last.startswith('usage') and 'argument ' not in last:
-        assert proc.stderr.strip() == last  # one line, no usage
+        assert err.strip() == last  # one line, no usage
     assert not (files / 'out').exists()  # refused before writing
 
 
+@pytest.mark.heavy
 def test_debug_shows_the_traceback(files):
     proc = subprocess.run(
         [sys.executable, EXPORT, str(files / 'list.pth'), '--debug'],

@@ -6,8 +6,10 @@ and no traceback (``--debug`` shows it). The silent wrong results
 (a pretraining checkpoint scored by a linear-probe config, ``--resume``
 training from scratch) are refusals too.
 
-Checkpoints are built, not trained: the state dict of a built model in
-mmengine's format, which is all the checks read.
+Most rows run the tool's ``main`` in this process (``tool_runs``); the
+scripts' rows and a few of each Python tool's run in a process of their
+own, as a user runs them. Checkpoints are built, not trained: the state
+dict of a built model in mmengine's format, which is all the checks read.
 """
 import os
 import os.path as osp
@@ -22,13 +24,14 @@ from mmengine.config import Config
 from randsac_mm._cli.checks import build_model_for_checks
 
 from ..conftest import DEMO_CLASSIFIER, REPO_ROOT, free_port
-
-pytestmark = pytest.mark.heavy
+from ..tool_runs import run_in_process
 
 DEMO = osp.join(REPO_ROOT, 'configs', 'demo')
 LINEAR = osp.join(DEMO, 'vit-mini-p4_linear_digits.py')
 PRETRAIN = osp.join(DEMO, 'randsac_vit-mini-p4_square-16to4_digits.py')
 DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets', 'digits.py')
+TINY_LINEAR = osp.join(REPO_ROOT, 'configs', 'benchmarks', 'linear',
+                       'vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10.py')
 CPU = ['--device', 'cpu']
 
 
@@ -205,6 +208,12 @@ ROWS = [
      [CHAIN, PRETRAIN, PRETRAIN, DEMO_CLASSIFIER, *CPU],
      r'^tools/pretrain_linear_finetune\.py: error: linear_config: '
      r'randsac_.*is a self-supervised pretraining config', None),
+    ('chain-linear-config-of-another-encoder',
+     [CHAIN, PRETRAIN, TINY_LINEAR, DEMO_CLASSIFIER, *CPU],
+     r'^tools/pretrain_linear_finetune\.py: error: pretrain_config: '
+     r'linear_config .*vit-tiny-p4_8xb2048-linear-coslr-90e_cifar10\.py: '
+     r'init_cfg\.checkpoint: the model of .*randsac_vit-mini-p4_square-'
+     r'16to4_digits\.py does not fit the backbone: .* another shape', None),
     ('chain-not-a-checkpoint',
      [CHAIN, PRETRAIN, '--pretrain-checkpoint', '{not_ckpt}', *CPU],
      r'^tools/pretrain_linear_finetune\.py: error: --pretrain-checkpoint: '
@@ -236,42 +245,66 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize('argv, message, env', [
-    row if isinstance(row, type(pytest.param())) else
-    pytest.param(*row[1:], id=row[0]) for row in ROWS])
+# One Python tool's row runs as a user, in a process of their own; the
+# scripts' rows always do. The rest run in this process.
+AS_A_USER = {'train-data-config'}
+
+
+def as_param(row):
+    """A row of ``ROWS`` as ``(argv, message, env, real)``: real (a process
+    of its own, heavy) for the scripts and ``AS_A_USER``."""
+    if isinstance(row, type(pytest.param())):
+        argv, message, env = row.values
+        return pytest.param(argv, message, env, True, id=row.id,
+                            marks=[*row.marks, pytest.mark.heavy])
+    name, argv, message, env = row
+    real = argv[0].endswith('.sh') or name in AS_A_USER
+    return pytest.param(argv, message, env, real, id=name,
+                        marks=[pytest.mark.heavy] if real else [])
+
+
+@pytest.mark.parametrize('argv, message, env, real', map(as_param, ROWS))
 def test_a_mistake_is_one_line_naming_the_argument(files, argv, message,
-                                                   env):
-    proc = run(argv, files, env)
-    lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert 'Traceback' not in proc.stderr
-    assert 'wrong python' not in proc.stderr
+                                                   env, real, monkeypatch,
+                                                   capsys):
+    if real:
+        proc = run(argv, files, env)
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    else:
+        code, out, err = run_in_process([a.format(**files) for a in argv],
+                                        monkeypatch, capsys)
+    lines = err.strip().splitlines()
+    assert code == 2, out[-3000:] + err[-3000:]
+    assert 'Traceback' not in err
+    assert 'wrong python' not in err
     print(lines[-1])  # the message, in pytest -rA's report
     assert re.search(message, lines[-1]), lines[-1]
     # One line says what is wrong (argparse's usage lines come before it).
-    assert sum(': error: ' in line for line in lines) == 1, proc.stderr
+    assert sum(': error: ' in line for line in lines) == 1, err
     # Nothing was started: no training, nothing in the work dir.
-    assert 'Epoch(' not in proc.stdout + proc.stderr
+    assert 'Epoch(' not in out + err
     assert not os.listdir(files['empty'])
     assert not osp.exists(osp.join(REPO_ROOT, 'x'))
 
 
-def test_debug_shows_the_traceback(files):
-    proc = run([TEST, LINEAR, '{pre}', *CPU, '--debug'], files)
-    assert proc.returncode != 0
-    assert 'Traceback (most recent call last)' in proc.stderr
-    assert 'UserError: checkpoint: ' in proc.stderr
-    assert 'does not fit the model of the config' in proc.stderr
+def test_debug_shows_the_traceback(files, monkeypatch, capsys):
+    code, _, err = run_in_process(
+        [a.format(**files) for a in [TEST, LINEAR, '{pre}', *CPU, '--debug']],
+        monkeypatch, capsys)
+    assert code != 0
+    assert 'Traceback (most recent call last)' in err
+    assert 'UserError: checkpoint: ' in err
+    assert 'does not fit the model of the config' in err
 
 
-def test_the_checks_pass_what_is_right(files):
+@pytest.mark.parametrize('argv', [
+    [TEST, DEMO_CLASSIFIER, '{cls_weights}', *CPU, '--dry-run'],
+    [CHAIN, PRETRAIN, '--pretrain-checkpoint', '{pre}', *CPU, '--dry-run']],
+    ids=['test-its-own-checkpoint', 'chain-its-pretraining-checkpoint'])
+def test_the_checks_pass_what_is_right(files, argv, monkeypatch, capsys):
     """The checks refuse only the mistakes: the model's own checkpoint is
     tested, the chain accepts a pretraining checkpoint of its config."""
-    proc = run([TEST, DEMO_CLASSIFIER, '{cls_weights}', *CPU, '--dry-run'],
-               files)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert 'the checks passed' in proc.stdout
-    proc = run([CHAIN, PRETRAIN, '--pretrain-checkpoint', '{pre}', *CPU,
-                '--dry-run'], files)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert 'the checks passed' in proc.stdout
+    code, out, err = run_in_process([a.format(**files) for a in argv],
+                                    monkeypatch, capsys)
+    assert code == 0, err[-3000:]
+    assert 'the checks passed' in out

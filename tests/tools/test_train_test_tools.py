@@ -134,3 +134,20 @@ def test_help_documents_every_flag(tool, flags):
     for flag in flags:
         assert flag in out
     assert '{none,pytorch,slurm}' in out
+
+
+def test_compile_adds_the_hook_once():
+    from mmengine.config import Config
+
+    from randsac_mm._cli.errors import UserError
+
+    from ..tool_runs import tool_globals
+    train_tool = tool_globals('tools/train.py', 'train_tool')
+    args = train_tool['parse_args']([DEMO_CLASSIFIER, '--compile'])
+    cfg = train_tool['apply_train_args'](
+        Config(dict(custom_hooks=[dict(type='EMAHook')])), args)
+    assert [h['type'] for h in cfg.custom_hooks] == ['EMAHook',
+                                                     'CompileLossHook']
+    with pytest.raises(UserError, match='^--compile: the config already has '
+                       'a CompileLossHook in custom_hooks; drop one$'):
+        train_tool['apply_train_args'](cfg, args)

@@ -7,6 +7,7 @@ from ..conftest import run_tool
 VIS = 'tools/visualization/vis_segments.py'
 
 
+@pytest.mark.heavy
 def test_writes_three_pictures_for_a_photo_file(tmp_path):
     photo = tmp_path / 'photo.png'
     rng = np.random.default_rng(0)
@@ -29,6 +30,7 @@ def test_writes_three_pictures_for_a_photo_file(tmp_path):
     assert last.std() > first.std()  # the image is revealed
 
 
+@pytest.mark.heavy
 def test_writes_pictures_for_a_dataset_sample(tmp_path):
     run_tool([VIS, '--config', 'configs/_base_/datasets/digits.py',
               '--index', '3', '--input-size', '32', '--patch-size', '4',
@@ -41,6 +43,7 @@ def test_writes_pictures_for_a_dataset_sample(tmp_path):
     assert Image.open(tmp_path / 'digits_3_reveal.gif').n_frames == 17
 
 
+@pytest.mark.heavy
 def test_bad_layout_argument_fails_before_drawing(tmp_path):
     with pytest.raises(pytest.fail.Exception,
                        match=r'square_size \(M\) must divide'):

@@ -27,7 +27,7 @@ class RandSAC(BaseSelfSupervisor):
             the head's, come from the backbone.
         head (dict): ``RandSACPretrainHead``.
         attention (str | dict): the attention kernel of the masked layers:
-            'auto' (by device: 'explicit' on a CPU, 'sdpa' on a GPU), a name
+            'auto' (by device: each kernel's ``auto_devices``), a name
             of ``ATTENTION_KERNELS`` ('sdpa', 'explicit', 'flex'), or
             ``dict(type=name, **options)`` (docs/model.md, "Attention
             kernels").
@@ -44,7 +44,8 @@ class RandSAC(BaseSelfSupervisor):
         self.kernel_defaults = {'sdpa': {'backends': tuple(sdpa_backends)}}
         if attention != 'auto':
             build_attention_kernel(attention, defaults=self.kernel_defaults)
-        # 'auto' may pick any registered kernel: refuse bad options now.
+        # The defaults hold wherever their kernel is used, 'auto' included:
+        # refuse bad ones now, not at the first step.
         for name in self.kernel_defaults:
             build_attention_kernel(name, defaults=self.kernel_defaults)
         # Shapes the neck and head share with the backbone come from the
@@ -65,12 +66,17 @@ class RandSAC(BaseSelfSupervisor):
                                       head_shapes(backbone, width))
         super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
         self.attention = attention
-        if neck is None and not getattr(self.backbone, 'predicts_segments',
-                                        False):
+        two_stream = getattr(self.backbone, 'predicts_segments', False)
+        if neck is None and not two_stream:
             raise ValueError(
                 'RandSAC with neck=None is the two-stream variant: backbone '
                 'must be RandSACTwoStreamViT, got '
                 f'{type(self.backbone).__name__}')
+        if neck is not None and two_stream:
+            raise ValueError(
+                f'{type(self.backbone).__name__} predicts the segments itself '
+                'with its query stream: give neck=None, not a '
+                f'{type(self.neck).__name__}')
 
     @staticmethod
     def _images(inputs):

@@ -151,8 +151,10 @@ def _frozen(value):
 
 
 @functools.lru_cache(maxsize=None)
-def _cached_kernel(name, options):
-    return ATTENTION_KERNELS.get(name)(**dict(options))
+def _cached_kernel(cls, options):
+    # Keyed on the class, not the name: a name registered again with
+    # force=True builds the new class.
+    return cls(**dict(options))
 
 
 def auto_kernel_name(device_type):
@@ -209,4 +211,8 @@ def build_attention_kernel(attention, device_type=None, defaults=None):
                          f'{tuple(ATTENTION_KERNELS)} (or dict(type=name, '
                          f'**options)), got {attention!r}')
     merged = dict((defaults or {}).get(attention, {}), **options)
-    return _cached_kernel(attention, _frozen(merged))
+    cls = ATTENTION_KERNELS.get(attention)
+    try:
+        return _cached_kernel(cls, _frozen(merged))
+    except TypeError as error:  # an option the kernel does not take
+        raise ValueError(f'attention {attention!r}: {error}') from None
