@@ -32,7 +32,12 @@ import time
 
 import numpy as np
 
-from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
+from randsac_mm._cli.args import (
+    HelpFormatter,
+    check_output_folder,
+    positive_float,
+    positive_int,
+)
 from randsac_mm._cli.config import set_epochs
 from randsac_mm._cli.device import use_device
 from randsac_mm._cli.errors import add_debug_arg, run_tool
@@ -249,8 +254,7 @@ def main(argv=None):
     # parse_args lists load mmengine, which asks torch for GPUs.
     use_device('cpu')
     args = parse_args(argv)
-    from randsac_mm.visualization.outputs import check_out_dir
-    check_out_dir(args.work_dir, '--work-dir')
+    check_output_folder(args.work_dir, '--work-dir')
     import randsac_mm.registration  # noqa: F401  (registers)
     r = run_demo(PRETRAIN_CONFIG, EVAL_DATA, args.work_dir, args.seed,
                  args.pretrain_epochs, args.num_pictures,

@@ -27,7 +27,12 @@ import os.path as osp
 import subprocess
 import sys
 
-from randsac_mm._cli.args import HelpFormatter, positive_int, require_file
+from randsac_mm._cli.args import (
+    HelpFormatter,
+    check_output_folder,
+    positive_int,
+    require_file,
+)
 from randsac_mm._cli.config import check_config_path
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.device import DEVICES, use_device_or_exit
@@ -210,10 +215,8 @@ def main(argv=None):
     # cuda, --gpus processes must each have one.
     use_device_or_exit(args.device, PROG, local_rank=args.gpus - 1)
     import randsac_mm.registration  # noqa: F401  (registers our modules)
-    if args.work_dir and osp.exists(args.work_dir) and not osp.isdir(
-            args.work_dir):
-        raise UserError(f'--work-dir: {args.work_dir!r} is a file; give a '
-                        'directory (created if missing)')
+    if args.work_dir:
+        check_output_folder(args.work_dir, '--work-dir')
     check_up_front(args)
     if args.dry_run:
         print(f'{PROG}: the checks passed (dry run: nothing trained)')

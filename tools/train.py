@@ -100,15 +100,17 @@ def apply_train_args(cfg, args):
     """Applies the training-only flags to ``cfg``."""
     from randsac_mm.checkpoint.latest import latest_checkpoint
     if args.resume == 'auto':
-        # Explicitly the newest complete checkpoint (mmengine would trust a
-        # last_checkpoint pointer a kill may have left stale).
+        # The checkpoint that ends the latest epoch and iteration (mmengine
+        # would trust a last_checkpoint pointer a kill may have left stale).
         cfg.resume = True
-        cfg.load_from = latest_checkpoint(cfg.work_dir)
+        cfg.load_from = latest_checkpoint(
+            cfg.work_dir, log=lambda line: print(f'{PROG}: {line}',
+                                                 flush=True))
         if cfg.load_from is None:
             raise UserError(
-                f'--resume: no checkpoint in {cfg.work_dir} to resume from; '
-                'drop --resume to start a new run, or give the checkpoint '
-                '(--resume CKPT) or the run\'s --work-dir')
+                f'--resume: no training checkpoint in {cfg.work_dir} to '
+                'resume from; drop --resume to start a new run, or give the '
+                'checkpoint (--resume CKPT) or the run\'s --work-dir')
     elif args.resume is not None:
         cfg.resume = True
         cfg.load_from = args.resume
@@ -140,6 +142,7 @@ def check_config(cfg, args):
     from randsac_mm._cli.checks import (
         check_checkpoint,
         check_pretrained_init,
+        check_train_length,
     )
     from randsac_mm._cli.runner import check_strategy
     base = 'is a _base_ of model configs; train one that includes it, ' \
@@ -154,6 +157,7 @@ def check_config(cfg, args):
                         f'{", ".join(lacking)}: nothing to train with; a '
                         'training config sets train_dataloader, train_cfg '
                         'and optim_wrapper')
+    check_train_length(cfg)
     if CONFIG_KINDS.get(kind).stacked_batches:
         check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')
     check_strategy(cfg, torch.cuda.is_available())
@@ -176,10 +180,16 @@ def main(argv=None):
             'one in the work dir')
     use_device_or_exit(args.device, PROG)
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
+    from randsac_mm._cli.checks import nothing_left_to_train
     from randsac_mm._cli.distributed import prepare_cpu_distributed
     from randsac_mm._cli.runner import build_runner
     cfg = apply_train_args(load_run_config(args), args)
     check_config(cfg, args)
+    left = cfg.get('resume') and cfg.get('load_from') and \
+        nothing_left_to_train(cfg, cfg.load_from)
+    if left:  # a finished run: not a mistake, and nothing to do
+        print(f'{PROG}: {left}', flush=True)
+        return
     if args.dry_run:
         print(f'{PROG}: {args.config}: the checks passed (dry run: nothing '
               'trained)', flush=True)

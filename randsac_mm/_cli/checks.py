@@ -7,12 +7,17 @@ Both go through the one fit check, ``randsac_mm.checkpoint.fit``."""
 import copy
 
 from ..checkpoint.fit import check_fit, guess_kind
-from ..checkpoint.reading import read_checkpoint, stored_config
+from ..checkpoint.reading import (
+    read_checkpoint,
+    stored_config,
+    training_progress,
+)
 from .config_kinds import config_kind
 from .errors import UserError
 
 __all__ = ['build_model_for_checks', 'check_checkpoint',
-           'check_pretrained_init', 'checkpoint_kind']
+           'check_pretrained_init', 'check_train_length', 'checkpoint_kind',
+           'nothing_left_to_train']
 
 # What mmengine resumes besides the weights.
 TRAINING_STATE = ('meta.epoch', 'meta.iter', 'optimizer')
@@ -118,3 +123,51 @@ def check_pretrained_init(cfg, name=None):
         check_pretrained_checkpoint(backbone, init_cfg.get('checkpoint'),
                                     init_cfg.get('prefix', ''),
                                     backbone.unused_checkpoint_keys, name)
+
+
+def _train_length(cfg):
+    """('max_epochs' or 'max_iters', its value) of ``cfg.train_cfg``, or
+    None for a loop that states neither."""
+    train_cfg = cfg.get('train_cfg') or {}
+    for key in ('max_epochs', 'max_iters'):
+        if train_cfg.get(key) is not None:
+            return key, train_cfg[key]
+    return None
+
+
+def check_train_length(cfg):
+    """Refuses a training config that asks for no training.
+
+    Raises:
+        UserError: ``train_cfg.max_epochs`` (or ``max_iters``) below 1.
+    """
+    length = _train_length(cfg)
+    if length is not None and not length[1] >= 1:
+        key, value = length
+        raise UserError(f'config: train_cfg.{key}={value} asks for no '
+                        f'training; give at least 1 (--cfg-options '
+                        f'train_cfg.{key}=N)')
+
+
+def nothing_left_to_train(cfg, checkpoint):
+    """Why resuming ``checkpoint`` would train nothing, or None.
+
+    Args:
+        cfg (mmengine.Config): the run's config (``train_cfg``).
+        checkpoint (str): the training checkpoint it resumes.
+
+    Returns:
+        str | None: e.g. 'epoch_3.pth ends epoch 3 of
+        train_cfg.max_epochs=3'.
+    """
+    length, progress = _train_length(cfg), training_progress(checkpoint)
+    if length is None or progress is None:
+        return None
+    key, value = length
+    done = progress[0] if key == 'max_epochs' else progress[1]
+    if done < value:
+        return None
+    unit = 'epoch' if key == 'max_epochs' else 'iteration'
+    return (f'nothing left to train: {checkpoint} ends {unit} {done} of '
+            f'train_cfg.{key}={value}; raise it (--cfg-options '
+            f'train_cfg.{key}=N) to train on')

@@ -1,16 +1,17 @@
 """Config handling shared by ``tools/train.py`` and ``tools/test.py``."""
 import argparse
+import os
 import os.path as osp
 
 from mmengine.config import Config, DictAction
 
-from .args import require_file
+from .args import check_output_folder, require_file
 from .device import DEVICES
 from .errors import UserError
 
-__all__ = ['CONFIG_SUFFIXES', 'CfgOptionsAction', 'add_common_args',
-           'check_config_path', 'enable_amp', 'load_run_config',
-           'read_config', 'set_epochs']
+__all__ = ['CONFIG_SUFFIXES', 'CfgOptionsAction', 'LAUNCHER_ENV',
+           'add_common_args', 'check_config_path', 'check_launcher',
+           'enable_amp', 'load_run_config', 'read_config', 'set_epochs']
 
 CONFIG_SUFFIXES = ('.py', '.json', '.yaml', '.yml')
 
@@ -105,6 +106,40 @@ def add_common_args(parser):
     return parser
 
 
+# What each launcher's starter sets in every process's environment.
+LAUNCHER_ENV = {
+    'pytorch': (('RANK', 'WORLD_SIZE'), 'torchrun: tools/dist_train.sh '
+                'CONFIG GPUS (tools/dist_test.sh CONFIG CHECKPOINT GPUS)'),
+    'slurm': (('SLURM_PROCID', 'SLURM_NTASKS'), 'srun: '
+              'tools/slurm_train.sh PARTITION JOB_NAME CONFIG WORK_DIR'),
+}
+
+
+def check_launcher(args):
+    """Refuses a ``--launcher`` that ``--device`` cannot use, or (but for
+    ``--dry-run``) that this process was not started by.
+
+    Raises:
+        UserError: naming the command that starts it.
+    """
+    if args.launcher == 'none':
+        return
+    if args.launcher == 'slurm' and getattr(args, 'device', None) == 'cpu':
+        raise UserError('--launcher slurm needs CUDA GPUs; with --device cpu '
+                        'use --launcher pytorch (tools/dist_train.sh) or '
+                        'none')
+    if getattr(args, 'dry_run', False):
+        return  # the scripts check once, before their launcher starts
+    names, starter = LAUNCHER_ENV[args.launcher]
+    unset = [name for name in names if name not in os.environ]
+    if unset:
+        raise UserError(f'--launcher {args.launcher}: {" and ".join(unset)} '
+                        f'{"is" if len(unset) == 1 else "are"} not set, so '
+                        f'this process was not started by its launcher; '
+                        f'start it with {starter}, or drop --launcher for '
+                        'one process')
+
+
 def load_run_config(args):
     """Reads ``args.config`` and applies the common flags.
 
@@ -112,14 +147,13 @@ def load_run_config(args):
         mmengine.Config: the merged config, with ``launcher`` and
         ``work_dir`` set.
     """
+    check_launcher(args)
     cfg = read_config(args.config, 'config')
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
     cfg.launcher = args.launcher
     if args.work_dir is not None:
-        if osp.exists(args.work_dir) and not osp.isdir(args.work_dir):
-            raise UserError(f'--work-dir: {args.work_dir!r} is a file; give '
-                            'a directory (created if missing)')
+        check_output_folder(args.work_dir, '--work-dir')
         cfg.work_dir = args.work_dir
     elif cfg.get('work_dir') is None:
         cfg.work_dir = osp.join('./work_dirs',

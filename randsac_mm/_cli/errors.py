@@ -4,19 +4,22 @@ A tool raises :class:`UserError` (or lets one of the library's ValueError
 or FileNotFoundError through: they name the argument and what is allowed)
 and runs its ``main`` with :func:`run_tool`, which prints
 ``<tool>: error: <what is wrong>, <what is allowed>`` on one line and exits
-with 2, as argparse does for a bad option. ``--debug`` shows the traceback
-instead.
+with 2, as argparse does for a bad option; Ctrl-C ends it with one line
+too. ``--debug`` shows the traceback instead.
 """
 import sys
 
-__all__ = ['USER_ERRORS', 'UserError', 'add_debug_arg', 'one_line',
-           'run_tool']
+__all__ = ['INTERRUPTED', 'USER_ERRORS', 'UserError', 'add_debug_arg',
+           'one_line', 'run_tool']
 
 
 class UserError(Exception):
     """A mistake in a tool's arguments or inputs, reported as one line."""
 
 
+# The exit code of a tool stopped with Ctrl-C (128 + SIGINT, as a shell
+# reports it).
+INTERRUPTED = 130
 # What run_tool reports as a user's mistake: ours, and the library's checks
 # of arguments, configs and files (each names what is wrong and allowed).
 USER_ERRORS = (UserError, ValueError, FileNotFoundError)
@@ -32,7 +35,8 @@ def add_debug_arg(parser):
 
 def run_tool(main, argv=None, prog=None):
     """Runs ``main(argv)``; a user error becomes one line on stderr and exit
-    code 2 (the traceback with ``--debug``).
+    code 2, Ctrl-C one line and ``INTERRUPTED`` (the traceback with
+    ``--debug``).
 
     Args:
         main (Callable[[list[str] | None], object]): the tool's main.
@@ -41,14 +45,19 @@ def run_tool(main, argv=None, prog=None):
             script's path as run).
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    name = prog or sys.argv[0]
     try:
         return main(argv)
     except USER_ERRORS as error:
         if '--debug' in args:
             raise
-        name = prog or sys.argv[0]
         print(f'{name}: error: {one_line(error)}', file=sys.stderr)
         sys.exit(2)
+    except KeyboardInterrupt:  # Ctrl-C: the user's choice, not a crash
+        if '--debug' in args:
+            raise
+        print(f'{name}: interrupted', file=sys.stderr)
+        sys.exit(INTERRUPTED)
 
 
 def one_line(error):

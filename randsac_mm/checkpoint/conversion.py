@@ -3,7 +3,7 @@ import math
 
 from mmpretrain.models.utils import resize_pos_embed
 
-from .fit import summarise_keys
+from .fit import LOOKS_LIKE, guess_kind, summarise_keys
 from .loading import encoder_state
 
 __all__ = ['ConversionError', 'convert_for_downstream']
@@ -38,6 +38,14 @@ def convert_for_downstream(state_dict, img_size, prefix='backbone.',
     Returns:
         tuple: (new state dict, list of (key, 'kept'|'resized'|reason)).
     """
+    kind = guess_kind(state_dict)
+    if kind in ('classifier', 'segmentation', 'detection'):
+        # Its head is no pixel predictor, and its encoder may carry what
+        # only its task's model loads (a classifier's final norm, ln2).
+        raise ConversionError(
+            f'the checkpoint is {LOOKS_LIKE[kind]}, not a pretraining one: '
+            'convert the RandSAC (or MAE) pretraining checkpoint the '
+            'downstream configs start from')
     encoder = encoder_state(state_dict, prefix, ConversionError,
                             'the checkpoint')
     missing = [k for k in REQUIRED if k not in encoder]

@@ -10,7 +10,20 @@ mmengine.
 import os.path as osp
 import re
 
-__all__ = ['read_checkpoint', 'stored_config']
+__all__ = ['read_checkpoint', 'stored_config', 'training_progress']
+
+
+def _load(path):
+    """``torch.load`` of ``path`` on the CPU, tensors memory-mapped where
+    the file allows it, mmengine's training globals allowed."""
+    import torch
+
+    from .safe_globals import allow_mmengine_checkpoint_globals
+    allow_mmengine_checkpoint_globals()
+    try:
+        return torch.load(path, map_location='cpu', mmap=True)
+    except Exception:  # an old (non-zip) file: mmap cannot map it
+        return torch.load(path, map_location='cpu')
 
 
 def read_checkpoint(path, argument, error=ValueError):
@@ -37,17 +50,11 @@ def read_checkpoint(path, argument, error=ValueError):
         error: not readable by ``torch.load``, or no state dict in it.
     """
     import torch
-
-    from .safe_globals import allow_mmengine_checkpoint_globals
-    allow_mmengine_checkpoint_globals()
     if not osp.isfile(path):
         raise FileNotFoundError(f'{argument}: no such checkpoint file '
                                 f'{path!r}')
     try:
-        try:
-            loaded = torch.load(path, map_location='cpu', mmap=True)
-        except Exception:  # an old (non-zip) file: mmap cannot map it
-            loaded = torch.load(path, map_location='cpu')
+        loaded = _load(path)
     except Exception as e:  # any reader's failure: not a checkpoint
         why = ' '.join(str(e).split())[:160]
         raise error(
@@ -93,3 +100,34 @@ def stored_config(loaded):
         f.write(text)
         f.flush()
         return Config.fromfile(f.name, import_custom_modules=False)
+
+
+def training_progress(path):
+    """The (epoch, iteration) a training checkpoint ends, or None for a file
+    that is not one.
+
+    A training checkpoint is what mmengine's ``CheckpointHook`` saves: the
+    optimizer's state, to resume, and a ``meta`` with the epoch and the
+    iteration it ends. An encoder (``tools/model_converters`` output), an
+    export, a bare state dict or a file ``torch.load`` cannot read is not
+    one. The tensors are memory-mapped: a large checkpoint costs little to
+    look at.
+
+    Args:
+        path (str): a file.
+
+    Returns:
+        tuple[int, int] | None
+    """
+    try:
+        loaded = _load(path)
+    except Exception:  # not a checkpoint at all
+        return None
+    if not (isinstance(loaded, dict) and 'optimizer' in loaded):
+        return None
+    meta = loaded.get('meta')
+    epoch = meta.get('epoch') if isinstance(meta, dict) else None
+    iteration = meta.get('iter') if isinstance(meta, dict) else None
+    if not (isinstance(epoch, int) and isinstance(iteration, int)):
+        return None
+    return epoch, iteration

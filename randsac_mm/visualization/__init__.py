@@ -7,13 +7,12 @@ from .layout_pictures import (
                               steps_overlay,
                               token_map,
 )
-from .outputs import check_out_dir
 from .reconstruction import (
                               predict_images,
                               reconstruction_figure,
                               save_reveal_gif,
 )
 
-__all__ = ['check_out_dir', 'predict_images', 'reconstruction_figure',
+__all__ = ['predict_images', 'reconstruction_figure',
            'reveal_frames', 'save_gif', 'save_reveal_gif', 'square_crop',
            'steps_overlay', 'token_map']

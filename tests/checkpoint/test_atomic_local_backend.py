@@ -11,6 +11,8 @@ from mmengine.fileio import get_file_backend
 from randsac_mm.checkpoint import AtomicLocalBackend
 from randsac_mm.checkpoint.latest import latest_checkpoint
 
+from .test_latest import save_training_checkpoint
+
 
 def backend():
     return get_file_backend('x', backend_args=dict(backend='atomic_local'))
@@ -57,7 +59,8 @@ b.put(b'n' * (400 * 2**20), sys.argv[1])
 @pytest.mark.heavy
 def test_sigkill_during_write_never_truncates(tmp_path):
     target = tmp_path / 'epoch_2.pth'
-    target.write_bytes(b'old')
+    save_training_checkpoint(target, epoch=1)
+    old = target.read_bytes()
     proc = subprocess.Popen([sys.executable, '-c', WRITER, str(target)],
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == 'writing'
@@ -72,20 +75,6 @@ def test_sigkill_during_write_never_truncates(tmp_path):
         pytest.fail('the writer never started its temporary file')
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert target.read_bytes() == b'old'
+    assert target.read_bytes() == old
     # The next resume picks the complete file, never the partial one.
     assert latest_checkpoint(str(tmp_path)) == str(target)
-
-
-def test_latest_checkpoint_ignores_stale_pointer(tmp_path):
-    assert latest_checkpoint(str(tmp_path)) is None
-    first, second = tmp_path / 'epoch_1.pth', tmp_path / 'epoch_2.pth'
-    first.write_bytes(b'1')
-    os.utime(first, (1, 1))
-    second.write_bytes(b'2')
-    (tmp_path / 'last_checkpoint').write_text(str(first))
-    assert latest_checkpoint(str(tmp_path)) == str(first)  # the pointer
-    (tmp_path / 'last_checkpoint').write_text('')  # killed mid-write
-    assert latest_checkpoint(str(tmp_path)) == str(second)
-    (tmp_path / 'last_checkpoint').write_text(str(tmp_path / 'gone.pth'))
-    assert latest_checkpoint(str(tmp_path)) == str(second)

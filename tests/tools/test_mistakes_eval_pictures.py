@@ -511,3 +511,26 @@ def test_help_is_whole_and_shows_defaults(capsys, monkeypatch):
             words = [w for w in entry.split() if not (
                 w.startswith(('-', '[', '{')) or w.rstrip(',').isupper())]
             assert len(words) >= 2, (tool, entry)
+
+
+def test_eval_frozen_writes_its_json_where_its_help_says(tmp_path,
+                                                         monkeypatch):
+    """Next to the checkpoint; a random-init model's in its config's
+    work_dirs folder, made for it (not the current folder)."""
+    monkeypatch.chdir(tmp_path)
+    tool = tool_globals(EVAL, 't')
+    checkpoint = tool['parse_args']([PRETRAIN, __file__, '--data', DIGITS])
+    assert tool['out_path'](checkpoint) == __file__ + '.frozen_eval.json'
+    random = tool['parse_args']([PRETRAIN, '--random-init', '--data',
+                                 DIGITS])
+    expected = osp.join('work_dirs', 'randsac_vit-mini-p4_square-16to4_'
+                        'digits', 'random_init.frozen_eval.json')
+    assert tool['out_path'](random) == expected
+    assert (tmp_path / expected).parent.is_dir()
+
+
+def test_reconstructions_of_same_named_images_get_distinct_names():
+    names = tool_globals(RECON, 't')['output_names']
+    assert names(['a/x.png', 'b/y.png']) == ['x', 'y']
+    assert names(['a/x.png', 'b/x.png', 'c/y.jpg']) == ['x_1', 'x_2', 'y']
+    assert names(['a/x.png', 'b/x.png', 'x_1.png']) == ['x_1', 'x_2', 'x_1_3']

@@ -165,8 +165,9 @@ ROWS = [
     # 3. --resume with nothing to resume, or another model's checkpoint.
     ('resume-nothing-to-resume',
      [TRAIN, DEMO_CLASSIFIER, '--resume', '--work-dir', '{empty}', *CPU],
-     r'^tools/train\.py: error: --resume: no checkpoint in .*empty_work_dir '
-     r'to resume from; drop --resume to start a new run', None),
+     r'^tools/train\.py: error: --resume: no training checkpoint in '
+     r'.*empty_work_dir to resume from; drop --resume to start a new run',
+     None),
     ('resume-another-models-checkpoint',
      [TRAIN, DEMO_CLASSIFIER, '--resume', '{pre}', '--work-dir', '{empty}',
       *CPU],
@@ -241,7 +242,24 @@ ROWS = [
      r"cpu; allowed: \('bfloat16',\)$", None),
     ('train-work-dir-is-a-file',
      [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{a_file}', *CPU],
-     r"^tools/train\.py: error: --work-dir: '.*a_file' is a file", None),
+     r'^tools/train\.py: error: --work-dir: .*a_file is a file; give a '
+     r'folder$', None),
+    ('train-launcher-pytorch-without-torchrun',
+     [TRAIN, DEMO_CLASSIFIER, '--launcher', 'pytorch', *CPU],
+     r'^tools/train\.py: error: --launcher pytorch: RANK and WORLD_SIZE are '
+     r'not set, so this process was not started by its launcher; start it '
+     r'with torchrun: tools/dist_train\.sh CONFIG GPUS', None),
+    ('test-launcher-slurm-on-cpu',
+     [TEST, LINEAR, '{pre}', '--launcher', 'slurm', *CPU],
+     r'^tools/test\.py: error: --launcher slurm needs CUDA GPUs; with '
+     r'--device cpu use --launcher pytorch \(tools/dist_train\.sh\) or none$',
+     None),
+    ('train-zero-epochs',
+     [TRAIN, DEMO_CLASSIFIER, '--cfg-options', 'train_cfg.max_epochs=0',
+      *CPU],
+     r'^tools/train\.py: error: config: train_cfg\.max_epochs=0 asks for no '
+     r'training; give at least 1 \(--cfg-options train_cfg\.max_epochs=N\)$',
+     None),
 ]
 
 

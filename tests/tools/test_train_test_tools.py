@@ -78,6 +78,23 @@ def test_resume_continues_from_latest_checkpoint(one_epoch, tmp_path):
     assert ckpt['meta']['epoch'] == 2 and ckpt['meta']['iter'] == 8
 
 
+def test_resuming_a_finished_run_says_so_and_trains_nothing(one_epoch,
+                                                             tmp_path):
+    copy_of(one_epoch, tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for resume in (['--resume'], ['--resume', tmp_path / 'epoch_1.pth']):
+        proc = run_tool(['tools/train.py', DEMO_CLASSIFIER, *CPU,
+                         '--work-dir', tmp_path, *resume, '--cfg-options',
+                         'train_cfg.max_epochs=1', *SMALL])
+        assert proc.stdout.strip().splitlines()[-1] == (
+            f'tools/train.py: nothing left to train: {tmp_path}/epoch_1.pth '
+            'ends epoch 1 of train_cfg.max_epochs=1; raise it (--cfg-options '
+            'train_cfg.max_epochs=N) to train on')
+        assert 'Epoch(' not in proc.stdout + proc.stderr
+        # Nothing written: no new timestamped log folder, no checkpoint.
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def test_resume_from_explicit_checkpoint_and_missing_path(one_epoch,
                                                           tmp_path):
     copy_of(one_epoch, tmp_path)

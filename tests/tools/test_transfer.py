@@ -1,6 +1,7 @@
 """RandSAC checkpoints into UperNet (mmseg) and Mask R-CNN (mmdet)."""
 import json
 import re
+import shutil
 
 import pytest
 import torch
@@ -231,6 +232,12 @@ def test_converter_keeps_encoder_and_resizes(tmp_path, pretrained):
     (lambda sd: {**sd, 'backbone.layers.4.attn.qkv.weight':
                  torch.zeros(192, 64)},
      "5-layer encoder and \\['layers.4.\\*'\\]"),
+    # A fine-tuned classifier: its head is no pixel predictor.
+    (lambda sd: {**{k: v for k, v in sd.items()
+                    if k.startswith('backbone.')},
+                 'head.fc.weight': torch.zeros(10, 64)},
+     '^the checkpoint is a classifier checkpoint, not a pretraining one: '
+     'convert the RandSAC'),
 ])
 def test_converter_refuses_malformed_checkpoints(pretrained, corrupt,
                                                  message):
@@ -260,3 +267,23 @@ def test_converter_refuses_corrupted_file(tmp_path):
                        match='is not a checkpoint torch.load can read'):
         run_tool(['tools/model_converters/randsac2downstream.py', bad,
                   tmp_path / 'o.pth', '--to', 'mmseg'])
+
+
+@pytest.mark.parametrize('dst, message', [
+    ('{src}', 'dst: .*pre.pth is src, which this tool reads; give another '
+              'file name'),
+    ('{tmp}', 'dst: .* is a folder; give a file name'),
+    ('{tmp}/a_file/o.pth', r'dst: cannot make .*a_file/o\.pth \(.*a_file is '
+                           r'not a writable folder\)'),
+])
+def test_converter_never_writes_over_what_it_reads(tmp_path, pretrained,
+                                                   dst, message):
+    src = tmp_path / 'pre.pth'
+    shutil.copy(pretrained, src)
+    (tmp_path / 'a_file').write_text('x')
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(pytest.fail.Exception, match=message):
+        run_tool(['tools/model_converters/randsac2downstream.py', src,
+                  dst.format(src=src, tmp=tmp_path), '--to', 'mmseg'])
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert src.read_bytes() == open(pretrained, 'rb').read()

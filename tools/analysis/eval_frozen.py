@@ -21,12 +21,13 @@ It shows the progress of each step on stderr (features per batch, probes
 per epoch), prints the top-1 accuracies of the readouts asked for
 (``--probe``; ``randsac_mm.evaluation`` describes each) on stdout and
 writes them as JSON (default: next to the checkpoint,
-``<checkpoint>.frozen_eval.json``). With ``--probe-seeds`` the probes are
-trained once per seed on features extracted once: the accuracies are the
-means, and the JSON gives each seed's and the standard deviation
-(``probe_seed_sd``). ``--train-images`` and ``--test-images`` take images
-spread evenly over each data set, so that a data set sorted by class
-(MNIST5k) keeps every class.
+``<checkpoint>.frozen_eval.json``; with ``--random-init``,
+``work_dirs/<config name>/random_init.frozen_eval.json``). With
+``--probe-seeds`` the probes are trained once per seed on features
+extracted once: the accuracies are the means, and the JSON gives each
+seed's and the standard deviation (``probe_seed_sd``). ``--train-images``
+and ``--test-images`` take images spread evenly over each data set, so
+that a data set sorted by class (MNIST5k) keeps every class.
 """
 import argparse
 import json
@@ -79,8 +80,9 @@ def parse_args(argv=None):
                         'deviation over the seeds: how much the probe\'s '
                         'own seed moves it (None: once, with --seed)')
     parser.add_argument('--out', help='JSON to write, in an existing folder '
-                        '(None: <checkpoint>.frozen_eval.json, or '
-                        'frozen_eval.json here with --random-init)')
+                        '(None: <checkpoint>.frozen_eval.json; with '
+                        '--random-init work_dirs/<config name>/'
+                        'random_init.frozen_eval.json)')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     if args.probe_seeds is not None:
@@ -98,12 +100,23 @@ def parse_args(argv=None):
     return args
 
 
+def default_out(args):
+    """Where the JSON goes without ``--out``: next to the checkpoint; for
+    ``--random-init``, in the config's ``work_dirs`` folder (mmengine's
+    default work dir)."""
+    if args.checkpoint:
+        return args.checkpoint + '.frozen_eval.json'
+    name = osp.splitext(osp.basename(args.config))[0]
+    return osp.join('work_dirs', name, 'random_init.frozen_eval.json')
+
+
 def out_path(args):
     """The JSON to write, its folder checked before the work."""
-    out = args.out or (args.checkpoint + '.frozen_eval.json'
-                       if args.checkpoint else 'frozen_eval.json')
-    which = '--out' if args.out else '--out (None: next to the checkpoint)'
+    out = args.out or default_out(args)
+    which = '--out' if args.out else f'--out (None: {out})'
     folder = osp.dirname(out) or '.'
+    if not args.out and args.random_init:
+        os.makedirs(folder, exist_ok=True)  # the run's work_dirs folder
     if osp.isdir(out):
         raise UserError(f'{which}: {out} is a folder; give a file name, '
                         f'e.g. {osp.join(out, "frozen_eval.json")}')

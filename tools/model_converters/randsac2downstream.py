@@ -11,10 +11,13 @@ wrong shapes. The output loads with
         --to mmseg          # 512 px (ADE20K); --to mmdet: 1024 px (COCO)
 """
 import argparse
-import os
 import os.path as osp
 
-from randsac_mm._cli.args import HelpFormatter, positive_int
+from randsac_mm._cli.args import (
+    HelpFormatter,
+    check_output_file,
+    positive_int,
+)
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
@@ -43,7 +46,10 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    check_output_file(args.dst, 'dst', inputs=[('src', args.src)])
     # After the arguments are checked: a mistake is reported at once.
+    import io
+
     import torch
 
     import randsac_mm.registration  # noqa: F401  (allowlists mmengine checkpoint globals)
@@ -64,12 +70,13 @@ def main(argv=None):
     kept = sum(1 for _, w in report if not w.startswith('dropped'))
     print(f'{kept} encoder tensors for {args.to} at {img_size} px, '
           f'{len(report) - kept} dropped')
-    os.makedirs(osp.dirname(osp.abspath(args.dst)), exist_ok=True)
-    tmp = args.dst + '.tmp'
+    from randsac_mm.checkpoint import AtomicLocalBackend
+    data = io.BytesIO()
     torch.save({'state_dict': converted,
                 'meta': dict(converted_from=osp.abspath(args.src),
-                             target=args.to, img_size=img_size)}, tmp)
-    os.replace(tmp, args.dst)  # atomic: never a truncated output
+                             target=args.to, img_size=img_size)}, data)
+    # Atomic: never a truncated output, no temporary file left on failure.
+    AtomicLocalBackend().put(data.getvalue(), args.dst)
     print(f'written {args.dst}')
 
 

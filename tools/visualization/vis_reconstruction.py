@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from randsac_mm._cli.args import HelpFormatter
+from randsac_mm._cli.args import HelpFormatter, check_output_folder
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 MAX_IMAGES = 16  # columns of reconstruction.png (~170 px each)
@@ -93,6 +93,19 @@ def read_images(paths):
     return images
 
 
+def output_names(paths):
+    """A distinct name per input image, for its output files: the file's
+    stem, with its position among ``--img`` (``x_1``, ``x_2``) where two
+    images share a stem (a/x.png, b/x.png): one would overwrite the other.
+    """
+    stems = [osp.splitext(osp.basename(p))[0] for p in paths]
+    shared = {s for s in stems if stems.count(s) > 1}
+    names = [f'{s}_{i}' if s in shared else s for i, s in enumerate(stems, 1)]
+    if len(set(names)) < len(names):  # a stem that is another's x_1
+        names = [f'{s}_{i}' for i, s in enumerate(stems, 1)]
+    return names
+
+
 def main(argv=None):
     args = parse_args(argv)
     from randsac_mm._cli.device import use_device_or_exit
@@ -107,7 +120,6 @@ def main(argv=None):
         load_weights,
         quiet_mmengine_info,
     )
-    from randsac_mm.visualization.outputs import check_out_dir
     from randsac_mm.visualization.reconstruction import (
         dataset_images,
         write_reconstructions,
@@ -117,10 +129,10 @@ def main(argv=None):
         generator = RandSACSegmentGenerator.from_config(cfg)
     except ValueError as e:
         raise UserError(f'config: {osp.basename(args.config)}: {e}') from e
-    check_out_dir(args.out_dir)
+    check_output_folder(args.out_dir)
     if args.img:
         images = read_images(args.img)
-        names = [osp.splitext(osp.basename(p))[0] for p in args.img]
+        names = output_names(args.img)
     with quiet_mmengine_info():  # no line per parameter
         model = build_model(cfg)
         load_weights(model, args.checkpoint, 'checkpoint', args.config)

@@ -35,6 +35,7 @@ import numpy as np
 
 from randsac_mm._cli.args import (
     HelpFormatter,
+    check_output_folder,
     existing_file,
     non_negative_int,
     positive_int,
@@ -236,7 +237,6 @@ def main(argv=None):
         spec_title,
     )
     from randsac_mm.visualization.layout_pictures import square_crop
-    from randsac_mm.visualization.outputs import check_out_dir
     generator, layout = config_layout(args)
     size = layout['input_size']
     # Validate every layout argument before drawing anything.
@@ -259,7 +259,7 @@ def main(argv=None):
         raise UserError(f'--gif-side: {args.gif_side} px, less than the '
                         f'{grid[0]} tokens of a side; give at least '
                         f'{grid[0]}')
-    check_out_dir(args.out_dir)
+    check_output_folder(args.out_dir)
     image, name = load_image(args)
     name = args.name or name
     own = generator.spec if generator is not None else None
