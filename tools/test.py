@@ -26,9 +26,10 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm._cli.args import HelpFormatter, require_file
+from randsac_mm._cli.args import HelpFormatter
 from randsac_mm._cli.config import (
     add_common_args,
+    check_checkpoint_path,
     check_config_path,
     load_run_config,
 )
@@ -76,7 +77,7 @@ def parse_args(argv=None):
 
 def check_config(cfg, args):
     """What tools/test.py refuses before building the runner."""
-    from randsac_mm._cli.checks import check_checkpoint
+    from randsac_mm._cli.checks import check_checkpoint, check_model_builds
     require_kind(
         cfg, testable_kinds(), 'config', args.config,
         hint={'pretraining': 'a pretraining config has no test loop; test '
@@ -91,14 +92,15 @@ def check_config(cfg, args):
         raise UserError(f'config: {osp.basename(args.config)} has no '
                         f'{", ".join(lacking)}: no test loop; a tested config'
                         ' sets test_dataloader, test_cfg and test_evaluator')
-    check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test')
+    check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test',
+                     check_model_builds(cfg))
 
 
 def main(argv=None):
     args = parse_args(argv)
     # What needs no import first: a mistyped path stops at once.
     check_config_path(args.config, 'config')
-    require_file(args.checkpoint, 'checkpoint', 'checkpoint file')
+    check_checkpoint_path(args.checkpoint, 'checkpoint')
     use_device_or_exit(args.device, PROG)
     from mmengine.dist import is_main_process
     from mmengine.runner import Runner

@@ -141,6 +141,8 @@ def check_config(cfg, args):
 
     from randsac_mm._cli.checks import (
         check_checkpoint,
+        check_first_item,
+        check_model_builds,
         check_pretrained_init,
         check_train_length,
     )
@@ -161,11 +163,15 @@ def check_config(cfg, args):
     if CONFIG_KINDS.get(kind).stacked_batches:
         check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')
     check_strategy(cfg, torch.cuda.is_available())
+    # What the run builds first, built here: a config key no class takes,
+    # or a data set without its files, is refused before the work dir.
+    model = check_model_builds(cfg)
     check_pretrained_init(cfg)
     strategy = cfg.get('strategy') or {}
     if args.resume is not None and strategy.get('type') != \
             'DeepSpeedStrategy':  # DeepSpeed's own format: it checks it
-        check_checkpoint(cfg, cfg.load_from, '--resume', 'resume')
+        check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
+    check_first_item(cfg, 'train')
 
 
 def main(argv=None):

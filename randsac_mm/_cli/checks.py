@@ -5,23 +5,21 @@ checkpoint would test an untrained head, or fail deep inside the
 optimizer), and a pretrained backbone's checkpoint must fit the backbone.
 Both go through the one fit check, ``randsac_mm.checkpoint.fit``."""
 import copy
+import re
 
 from ..checkpoint.fit import check_fit, guess_kind
 from ..checkpoint.reading import (
+    lacking_training_state,
     read_checkpoint,
     stored_config,
     training_progress,
 )
 from .config_kinds import config_kind
-from .errors import UserError
+from .errors import UserError, one_line
 
-__all__ = ['build_model_for_checks', 'check_checkpoint',
-           'check_pretrained_init', 'check_train_length', 'checkpoint_kind',
-           'nothing_left_to_train']
-
-# What mmengine resumes besides the weights.
-TRAINING_STATE = ('meta.epoch', 'meta.iter', 'optimizer')
-
+__all__ = ['build_error', 'build_model_for_checks', 'check_checkpoint',
+           'check_first_item', 'check_model_builds', 'check_pretrained_init',
+           'check_train_length', 'checkpoint_kind', 'nothing_left_to_train']
 
 def _scope(cfg):
     from mmengine.registry import DefaultScope
@@ -40,6 +38,89 @@ def build_model_for_checks(cfg):
                              copy.deepcopy(cfg.data_preprocessor))
     with _scope(cfg):
         return MODELS.build(model_cfg)
+
+
+def _holders(tree, key, path):
+    """(path, type) of each dict in the config ``tree`` that has ``key``."""
+    found = []
+    if isinstance(tree, dict):
+        if key in tree:
+            found.append((path, tree.get('type')))
+        for name, value in tree.items():
+            found += _holders(value, key, f'{path}.{name}')
+    elif isinstance(tree, (list, tuple)):
+        for index, value in enumerate(tree):
+            found += _holders(value, key, f'{path}.{index}')
+    return found
+
+
+def build_error(tree, path, error):
+    """The one line for a TypeError raised while building the config part
+    ``tree`` (at ``path``, e.g. 'model'): the key a class did not take,
+    with the class (``model.backbone.nonsense (RandSACViT): ...``), or the
+    error itself."""
+    message = one_line(error)
+    match = re.search(r"unexpected keyword argument '(\w+)'", message)
+    places = _holders(tree, match.group(1), path) if match else []
+    # Where several parts have the key, the one of the class named.
+    named = re.search(r'(\w+)\.__init__\(\)', message)
+    exact = [p for p in places if named and p[1] == named.group(1)]
+    places = exact or places
+    if places:
+        where = ', '.join(
+            f'{place}.{match.group(1)}'
+            + (f' ({kind})' if isinstance(kind, str) else '')
+            for place, kind in places)
+        return f'config: {where}: {message}; remove it or correct its name'
+    return (f'config: {path}: building it raised TypeError: {message} (a '
+            'value of the wrong type? --debug shows where)')
+
+
+def check_model_builds(cfg):
+    """The config's model, built as the run will build it, so that a key
+    its class does not take is refused before anything is created.
+
+    Returns:
+        torch.nn.Module: the model (not initialised).
+
+    Raises:
+        UserError: one line naming the key and the class
+            (:func:`build_error`).
+    """
+    try:
+        return build_model_for_checks(cfg)
+    except TypeError as error:
+        raise UserError(build_error(cfg.model, 'model', error)) from error
+
+
+def check_first_item(cfg, split='train'):
+    """Builds the data set of ``{split}_dataloader`` and its first item,
+    as the run's first step will, and refuses a batch size below 1.
+
+    Raises:
+        UserError: the batch size, an empty data set, or a key a class
+            of the data set or its pipeline does not take.
+        ValueError, FileNotFoundError: what the data set or its pipeline
+            raise (missing files, bad settings), naming what is wrong.
+    """
+    from mmengine.registry import DATASETS
+    name = f'{split}_dataloader'
+    loader = cfg.get(name)
+    batch_size = loader.get('batch_size')
+    if not (isinstance(batch_size, int) and batch_size >= 1):
+        raise UserError(f'config: {name}.batch_size={batch_size!r}; give at '
+                        'least 1')
+    dataset_cfg = loader.get('dataset')
+    try:
+        with _scope(cfg):
+            dataset = dataset_cfg if not isinstance(dataset_cfg, dict) \
+                else DATASETS.build(copy.deepcopy(dataset_cfg))
+        if len(dataset) == 0:
+            raise UserError(f'config: {name}.dataset has no items')
+        dataset[0]
+    except TypeError as error:
+        raise UserError(build_error(dataset_cfg, f'{name}.dataset',
+                                    error)) from error
 
 
 def checkpoint_kind(loaded, state):
@@ -66,7 +147,7 @@ def check_checkpoint(cfg, path, argument, purpose, model=None):
             '--resume').
         purpose (str): 'test': every weight of the model must be in it
             with its shape, and no weight of another model; 'resume': the
-            same, and the training state (``TRAINING_STATE``) mmengine
+            same, and the training state (``reading.TRAINING_STATE``) mmengine
             resumes.
         model (torch.nn.Module | None): the built model (default: built
             from ``cfg`` with :func:`build_model_for_checks`).
@@ -80,11 +161,7 @@ def check_checkpoint(cfg, path, argument, purpose, model=None):
     check_fit(model.state_dict(), state, argument, path, purpose,
               kind=checkpoint_kind(loaded, state), error=UserError)
     if purpose == 'resume':
-        meta = loaded.get('meta') if isinstance(loaded.get('meta'), dict) \
-            else {}
-        lacking = [k for k in TRAINING_STATE
-                   if (k[5:] not in meta if k.startswith('meta.')
-                       else k not in loaded)]
+        lacking = lacking_training_state(loaded)
         if lacking:
             raise UserError(
                 f'{argument}: {path} holds the model\'s weights but no '

@@ -10,7 +10,8 @@ from .device import DEVICES
 from .errors import UserError
 
 __all__ = ['CONFIG_SUFFIXES', 'CfgOptionsAction', 'LAUNCHER_ENV',
-           'add_common_args', 'check_config_path', 'check_launcher',
+           'add_common_args', 'check_checkpoint_path', 'check_config_path',
+           'check_launcher',
            'enable_amp', 'load_run_config', 'read_config', 'set_epochs']
 
 CONFIG_SUFFIXES = ('.py', '.json', '.yaml', '.yml')
@@ -43,6 +44,17 @@ def check_config_path(path, argument='config'):
         raise UserError(
             f'{argument}: {path!r} is not a config file ({suffixes}); '
             'configs are under configs/ (a checkpoint given in its place?)')
+    return path
+
+
+def check_checkpoint_path(path, argument='checkpoint'):
+    """Raises UserError unless ``path`` is an existing file that is not a
+    config (a config given in the checkpoint's place: the two swapped)."""
+    require_file(path, argument, 'checkpoint file')
+    if path.endswith(CONFIG_SUFFIXES):
+        raise UserError(f'{argument}: {path!r} is a config file, not a '
+                        'checkpoint: give the config first, then the '
+                        'checkpoint (.pth)')
     return path
 
 

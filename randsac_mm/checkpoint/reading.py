@@ -10,7 +10,13 @@ mmengine.
 import os.path as osp
 import re
 
-__all__ = ['read_checkpoint', 'stored_config', 'training_progress']
+__all__ = ['TRAINING_STATE', 'lacking_training_state', 'read_checkpoint',
+           'stored_config', 'training_progress']
+
+
+# What makes a checkpoint a training checkpoint, which mmengine resumes:
+# the epoch and iteration it ends, and the optimizer's state.
+TRAINING_STATE = ('meta.epoch', 'meta.iter', 'optimizer')
 
 
 def _load(path):
@@ -102,16 +108,33 @@ def stored_config(loaded):
         return Config.fromfile(f.name, import_custom_modules=False)
 
 
+def lacking_training_state(loaded):
+    """The entries of ``TRAINING_STATE`` a loaded checkpoint lacks (all of
+    them for what is not a dict)."""
+    if not isinstance(loaded, dict):
+        return list(TRAINING_STATE)
+    meta = loaded.get('meta') if isinstance(loaded.get('meta'), dict) \
+        else {}
+    lacking = []
+    for key in TRAINING_STATE:
+        if key.startswith('meta.'):
+            present = isinstance(meta.get(key[len('meta.'):]), int)
+        else:
+            present = key in loaded
+        if not present:
+            lacking.append(key)
+    return lacking
+
+
 def training_progress(path):
     """The (epoch, iteration) a training checkpoint ends, or None for a file
     that is not one.
 
-    A training checkpoint is what mmengine's ``CheckpointHook`` saves: the
-    optimizer's state, to resume, and a ``meta`` with the epoch and the
-    iteration it ends. An encoder (``tools/model_converters`` output), an
-    export, a bare state dict or a file ``torch.load`` cannot read is not
-    one. The tensors are memory-mapped: a large checkpoint costs little to
-    look at.
+    A training checkpoint is what mmengine's ``CheckpointHook`` saves, with
+    the whole ``TRAINING_STATE``. An encoder (``tools/model_converters``
+    output), an export, a bare state dict or a file ``torch.load`` cannot
+    read is not one. The tensors are memory-mapped: a large checkpoint
+    costs little to look at.
 
     Args:
         path (str): a file.
@@ -123,11 +146,6 @@ def training_progress(path):
         loaded = _load(path)
     except Exception:  # not a checkpoint at all
         return None
-    if not (isinstance(loaded, dict) and 'optimizer' in loaded):
+    if lacking_training_state(loaded):
         return None
-    meta = loaded.get('meta')
-    epoch = meta.get('epoch') if isinstance(meta, dict) else None
-    iteration = meta.get('iter') if isinstance(meta, dict) else None
-    if not (isinstance(epoch, int) and isinstance(iteration, int)):
-        return None
-    return epoch, iteration
+    return loaded['meta']['epoch'], loaded['meta']['iter']

@@ -6,7 +6,11 @@ import shutil
 import torch
 
 from randsac_mm.checkpoint.latest import latest_checkpoint
-from randsac_mm.checkpoint.reading import training_progress
+from randsac_mm.checkpoint.reading import (
+    TRAINING_STATE,
+    lacking_training_state,
+    training_progress,
+)
 
 
 def save_training_checkpoint(path, epoch, iteration=None):
@@ -26,6 +30,12 @@ def test_a_training_checkpoint_records_its_progress(tmp_path):
     (tmp_path / 'text.pth').write_text('not a checkpoint')
     for name in ('encoder.pth', 'no_optimizer.pth', 'text.pth'):
         assert training_progress(str(tmp_path / name)) is None, name
+    assert lacking_training_state(torch.load(
+        tmp_path / 'no_optimizer.pth')) == ['optimizer']
+    assert lacking_training_state({'w': torch.zeros(1)}) == \
+        list(TRAINING_STATE)
+    assert lacking_training_state(dict(meta=dict(epoch=1, iter='4'),
+                                       optimizer={})) == ['meta.iter']
 
 
 def test_a_stale_pointer_does_not_send_the_run_back(tmp_path):

@@ -114,6 +114,18 @@ ROWS = [
         [EVAL, PRETRAIN, '{pre}', '--data', PRETRAIN],
         r'eval_frozen\.py: error: --data: randsac_vit-mini-p4_square-16to4_'
         r'digits\.py has no test_dataloader; it needs a train_dataloader'),
+    # eval_frozen.py, vis_reconstruction.py: CONFIG and CHECKPOINT swapped.
+    in_process(
+        'eval-config-and-checkpoint-swapped',
+        [EVAL, '{pre}', PRETRAIN, '--data', DIGITS],
+        r"eval_frozen\.py: error: config: '.*randsac_epoch_1\.pth' is not a "
+        r'config file'),
+    in_process(
+        'recon-checkpoint-is-a-config',
+        [RECON, PRETRAIN, PRETRAIN, '--dataset', '--out-dir', '{folder}'],
+        r"vis_reconstruction\.py: error: checkpoint: '.*randsac_vit-mini-p4_"
+        r"square-16to4_digits\.py' is a config file, not a checkpoint: give "
+        r'the config first, then the checkpoint \(\.pth\)$'),
     # eval_frozen.py: not a checkpoint of the config (4).
     in_process(
         'eval-not-a-checkpoint', [EVAL, PRETRAIN, '{not_ckpt}', '--data',

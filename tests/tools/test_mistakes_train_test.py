@@ -254,6 +254,34 @@ ROWS = [
      r'^tools/test\.py: error: --launcher slurm needs CUDA GPUs; with '
      r'--device cpu use --launcher pytorch \(tools/dist_train\.sh\) or none$',
      None),
+    # What the run builds first, refused before the work dir is made.
+    ('train-unknown-model-key',
+     [TRAIN, PRETRAIN, '--work-dir', '{empty}', '--cfg-options',
+      'model.backbone.nonsense=1', *CPU],
+     r'^tools/train\.py: error: config: model\.backbone\.nonsense '
+     r"\(RandSACViT\): VisionTransformer\.__init__\(\) got an unexpected "
+     r"keyword argument 'nonsense'; remove it or correct its name$", None),
+    ('train-unknown-pipeline-key',
+     [TRAIN, PRETRAIN, '--work-dir', '{empty}', '--cfg-options',
+      'train_dataloader.dataset.pipeline.3.square_size=2', *CPU],
+     r'^tools/train\.py: error: config: train_dataloader\.dataset\.pipeline'
+     r'\.3\.square_size \(PackInputs\): PackInputs\.__init__\(\) got an '
+     r"unexpected keyword argument 'square_size'", None),
+    ('train-image-size-not-patches',
+     [TRAIN, PRETRAIN, '--work-dir', '{empty}', '--cfg-options',
+      'model.backbone.img_size=30', *CPU],
+     r'^tools/train\.py: error: RandSACViT: img_size 30 must be divisible by '
+     r'patch_size 4', None),
+    ('train-square-not-tiling',
+     [TRAIN, PRETRAIN, '--work-dir', '{empty}', '--cfg-options',
+      'train_dataloader.dataset.pipeline.2.square_size=3', *CPU],
+     r'^tools/train\.py: error: square_size \(M\) must divide both sides of '
+     r'the 8x8 token grid', None),
+    ('train-batch-size-zero',
+     [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{empty}', '--cfg-options',
+      'train_dataloader.batch_size=0', *CPU],
+     r'^tools/train\.py: error: config: train_dataloader\.batch_size=0; give '
+     r'at least 1$', None),
     ('train-zero-epochs',
      [TRAIN, DEMO_CLASSIFIER, '--cfg-options', 'train_cfg.max_epochs=0',
       *CPU],

@@ -35,6 +35,7 @@ import os
 import os.path as osp
 
 from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
+from randsac_mm._cli.config import check_checkpoint_path, check_config_path
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
@@ -131,6 +132,9 @@ def out_path(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    check_config_path(args.config, 'config')
+    if args.checkpoint is not None:
+        check_checkpoint_path(args.checkpoint, 'checkpoint')
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401  (registers)

@@ -27,6 +27,7 @@ import sys
 import numpy as np
 
 from randsac_mm._cli.args import HelpFormatter, check_output_folder
+from randsac_mm._cli.config import check_checkpoint_path, check_config_path
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
 MAX_IMAGES = 16  # columns of reconstruction.png (~170 px each)
@@ -108,6 +109,8 @@ def output_names(paths):
 
 def main(argv=None):
     args = parse_args(argv)
+    check_config_path(args.config, 'config')
+    check_checkpoint_path(args.checkpoint, 'checkpoint')
     from randsac_mm._cli.device import use_device_or_exit
     use_device_or_exit(args.device, sys.argv[0])
     from mmengine.config import Config
