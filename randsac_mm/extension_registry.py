@@ -39,6 +39,22 @@ class Registry:
         self._entries[name] = obj
         return obj
 
+    def register_class(self, name, cls, base):
+        """Adds the class ``cls``, a subclass of ``base``, under ``name``
+        and sets its ``name`` attribute: what each extension point's class
+        decorator (``register_readout``, ...) does.
+
+        Raises:
+            TypeError: ``cls`` is not a subclass of ``base``.
+            ValueError: ``name`` is taken.
+        """
+        if not (isinstance(cls, type) and issubclass(cls, base)):
+            raise TypeError(f'{self.argument} {name!r} must be a '
+                            f'{base.__name__} subclass, got {cls!r}')
+        self.register(name, cls)
+        cls.name = name
+        return cls
+
     def unregister(self, name):
         """Removes ``name`` (for tests that register a temporary entry)."""
         del self._entries[name]

@@ -166,7 +166,7 @@ def check_config(cfg, args):
     # What the run builds first, built here: a config key no class takes,
     # or a data set without its files, is refused before the work dir.
     model = check_model_builds(cfg)
-    check_pretrained_init(cfg)
+    check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
     strategy = cfg.get('strategy') or {}
     if args.resume is not None and strategy.get('type') != \
             'DeepSpeedStrategy':  # DeepSpeed's own format: it checks it

@@ -170,7 +170,7 @@ def check_checkpoint(cfg, path, argument, purpose, model=None):
                 f'--resume and give --cfg-options load_from={path}')
 
 
-def check_pretrained_init(cfg, name=None):
+def check_pretrained_init(cfg, name=None, backbone=None):
     """Checks the checkpoint a ``Pretrained`` backbone ``init_cfg`` names,
     as our backbones' ``init_weights`` will (an empty or missing path, a
     file of another architecture), before the runner is built. Backbones
@@ -180,6 +180,8 @@ def check_pretrained_init(cfg, name=None):
         cfg (mmengine.Config): the run's config.
         name (str | None): how messages name the checkpoint (default: its
             path).
+        backbone (torch.nn.Module | None): the config's backbone, built
+            (default: built here from ``cfg.model.backbone``).
 
     Raises:
         randsac_mm.checkpoint.PretrainedCheckpointError: a ValueError.
@@ -194,8 +196,9 @@ def check_pretrained_init(cfg, name=None):
     from mmengine.registry import MODELS
 
     from ..checkpoint.loading import check_pretrained_checkpoint
-    with _scope(cfg):
-        backbone = MODELS.build(copy.deepcopy(backbone_cfg))
+    if backbone is None:
+        with _scope(cfg):
+            backbone = MODELS.build(copy.deepcopy(backbone_cfg))
     if hasattr(backbone, 'unused_checkpoint_keys'):  # ours: RandSACViT...
         check_pretrained_checkpoint(backbone, init_cfg.get('checkpoint'),
                                     init_cfg.get('prefix', ''),

@@ -35,13 +35,7 @@ CONFIG_KINDS = Registry('config kind')
 def register_config_kind(name):
     """Class decorator: makes a :class:`ConfigKind` subclass the kind
     ``name``, tried after the kinds registered before it."""
-    def add(cls):
-        if not (isinstance(cls, type) and issubclass(cls, ConfigKind)):
-            raise TypeError(f'register_config_kind({name!r}) takes a '
-                            f'ConfigKind subclass, got {cls!r}')
-        cls.name = name
-        return CONFIG_KINDS.register(name, cls)
-    return add
+    return lambda cls: CONFIG_KINDS.register_class(name, cls, ConfigKind)
 
 
 class ConfigKind:

@@ -30,13 +30,7 @@ def register_readout(name):
     """Class decorator: makes a :class:`Readout` subclass the readout
     ``name`` (``evaluate_frozen(readouts=(name, ...))``, ``eval_frozen.py
     --probe name``)."""
-    def add(cls):
-        if not (isinstance(cls, type) and issubclass(cls, Readout)):
-            raise TypeError(f'register_readout({name!r}) takes a Readout '
-                            f'subclass, got {cls!r}')
-        cls.name = name
-        return READOUTS.register(name, cls)
-    return add
+    return lambda cls: READOUTS.register_class(name, cls, Readout)
 
 
 class Readout:

@@ -37,13 +37,8 @@ ATTENTION_KERNELS = Registry('attention')
 def register_attention_kernel(name):
     """Class decorator: makes an :class:`AttentionKernel` subclass the kernel
     ``attention=name``."""
-    def add(cls):
-        if not (isinstance(cls, type) and issubclass(cls, AttentionKernel)):
-            raise TypeError(f'register_attention_kernel({name!r}) takes an '
-                            f'AttentionKernel subclass, got {cls!r}')
-        cls.name = name
-        return ATTENTION_KERNELS.register(name, cls)
-    return add
+    return lambda cls: ATTENTION_KERNELS.register_class(name, cls,
+                                                        AttentionKernel)
 
 
 class AttentionKernel:
