@@ -22,7 +22,6 @@ on stderr. With ``--require-margin 5`` (``make demo-check``, which CI runs)
 it exits 1 when the linear probe's margin is below 5 points.
 """
 import argparse
-import json
 import logging
 import os
 import os.path as osp
@@ -32,15 +31,12 @@ import time
 
 import numpy as np
 
-from randsac_mm._cli.args import (
-    HelpFormatter,
-    check_output_folder,
-    positive_float,
-    positive_int,
-)
+from randsac_mm._cli.args import positive_float, positive_int
 from randsac_mm._cli.config import set_epochs
 from randsac_mm._cli.device import use_device
 from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import OUTPUT_FOLDER, write_json
 from randsac_mm.apis import build_model
 
 from . import REPO_ROOT
@@ -126,8 +122,7 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
         if readout in readouts:
             results[f'{readout}_margin'] = \
                 pretrained[readout] - random_init[readout]
-    with open(osp.join(work_dir, 'results.json'), 'w') as f:
-        json.dump(results, f, indent=2)
+    write_json(osp.join(work_dir, 'results.json'), results)
     return results
 
 
@@ -206,11 +201,11 @@ def picture_count(text):
 
 def parse_args(argv=None):
     from randsac_mm.evaluation.readout import accuracy_readouts, readout_title
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('--work-dir', default='work_dirs/demo',
-                        help='where checkpoints, logs and pictures go (made '
-                        'if missing)')
+    parser = ToolParser(prog=PROG, description=__doc__)
+    parser.add_path('--work-dir', kind=OUTPUT_FOLDER,
+                    default='work_dirs/demo',
+                    help='where checkpoints, logs and pictures go (made if '
+                    'missing)')
     parser.add_argument('--pretrain-epochs', type=positive_int, default=None,
                         help="RandSAC pretraining epochs (None: the "
                         "config's 10)")
@@ -253,8 +248,7 @@ def main(argv=None):
     # figures), also on a GPU node; first, as the readouts' names that
     # parse_args lists load mmengine, which asks torch for GPUs.
     use_device('cpu')
-    args = parse_args(argv)
-    check_output_folder(args.work_dir, '--work-dir')
+    args = parse_args(argv)  # and --work-dir checked
     import randsac_mm.registration  # noqa: F401  (registers)
     r = run_demo(PRETRAIN_CONFIG, EVAL_DATA, args.work_dir, args.seed,
                  args.pretrain_epochs, args.num_pictures,

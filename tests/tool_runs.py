@@ -17,7 +17,10 @@ wheel, the exit code and stderr of a table's ``as_a_user`` rows. On a
 machine with CUDA every run takes its own process: a process that has
 looked at its GPUs can no longer hide them (``--device cpu``).
 """
+import argparse
 import contextlib
+import importlib
+import importlib.util
 import io
 import os
 import os.path as osp
@@ -30,8 +33,9 @@ import traceback
 import pytest
 import torch
 
-__all__ = ['REPO_ROOT', 'as_a_user', 'in_process', 'run_command',
-           'run_in_process', 'run_process', 'tool_command', 'tool_globals']
+__all__ = ['REPO_ROOT', 'as_a_user', 'in_process', 'parser_of',
+           'run_command', 'run_in_process', 'run_process', 'tool_command',
+           'tool_globals']
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 
@@ -192,3 +196,30 @@ def as_a_user(*row):
     """A table row ``(id, *values)`` run in a process of its own."""
     return pytest.param(*row[1:], True, id=row[0],
                         marks=pytest.mark.heavy)
+
+
+def parser_of(tool, monkeypatch):
+    """The module of ``tool`` (a script's path, or an experiment module)
+    and the ArgumentParser its ``main`` builds, caught when it parses
+    (nothing runs)."""
+    if tool.endswith('.py'):
+        spec = importlib.util.spec_from_file_location(
+            '_tool_' + osp.basename(tool)[:-3], osp.join(REPO_ROOT, tool))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(tool)
+    caught = []
+
+    class Caught(Exception):
+        pass
+
+    def parse_args(self, args=None, namespace=None):
+        caught.append(self)
+        raise Caught
+
+    with monkeypatch.context() as patch:
+        patch.setattr(argparse.ArgumentParser, 'parse_args', parse_args)
+        with pytest.raises(Caught):
+            module.main([])
+    return module, caught[0]

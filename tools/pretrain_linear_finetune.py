@@ -27,16 +27,17 @@ import os.path as osp
 import subprocess
 import sys
 
-from randsac_mm._cli.args import (
-    HelpFormatter,
-    check_output_folder,
-    positive_int,
-    require_file,
-)
-from randsac_mm._cli.config import check_config_path
+from randsac_mm._cli.args import positive_int
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.device import DEVICES, use_device_or_exit
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import (
+    CHECKPOINT,
+    CONFIG,
+    OUTPUT_FOLDER,
+    write_json,
+)
 
 PROG = 'tools/pretrain_linear_finetune.py'
 HERE = osp.dirname(osp.abspath(__file__))
@@ -52,21 +53,21 @@ def key_value(text):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(
-        prog=PROG, description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument('pretrain_config',
-                        help='the pretraining config (RandSAC, MAE)')
-    parser.add_argument('linear_config', nargs='?',
-                        help="the linear-probe config; None: the pretraining "
-                        "config's eval_configs['linear']")
-    parser.add_argument('finetune_config', nargs='?',
-                        help="the fine-tune config; None: its "
-                        "eval_configs['finetune']")
-    parser.add_argument('--work-dir', help='where the stages write; None: '
-                        'work_dirs/<pretrain config name>_protocol')
+    parser = ToolParser(prog=PROG, description=__doc__)
+    parser.add_path('pretrain_config', kind=CONFIG,
+                    help='the pretraining config (RandSAC, MAE)')
+    parser.add_path('linear_config', kind=CONFIG, nargs='?',
+                    help="the linear-probe config; None: the pretraining "
+                    "config's eval_configs['linear']")
+    parser.add_path('finetune_config', kind=CONFIG, nargs='?',
+                    help="the fine-tune config; None: its "
+                    "eval_configs['finetune']")
+    parser.add_path('--work-dir', kind=OUTPUT_FOLDER,
+                    help='where the stages write; None: '
+                    'work_dirs/<pretrain config name>_protocol')
     parser.add_argument('--gpus', type=positive_int, default=1,
                         help='processes per stage (>1: tools/dist_train.sh)')
-    parser.add_argument('--pretrain-checkpoint', metavar='CKPT',
+    parser.add_path('--pretrain-checkpoint', kind=CHECKPOINT, metavar='CKPT',
                         help='skip pretraining and start from this '
                         'checkpoint of the pretraining config; None: '
                         'pretrain first')
@@ -144,27 +145,29 @@ def check_up_front(args):
     from mmengine.config import DictAction
 
     from randsac_mm._cli.checks import (
-        build_model_for_checks,
+        check_model_builds,
         check_pretrained_init,
     )
     from randsac_mm._cli.config import read_config
     from randsac_mm._cli.config_kinds import check_collate
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
     from randsac_mm.checkpoint.reading import read_checkpoint
+    def options(stage):  # --<stage>-options as train.py will merge them
+        return {key: DictAction._parse_iterable(value) for key, value in (
+            kv.split('=', 1) for kv in getattr(args, f'{stage}_options'))}
+
     pretrain_cfg = read_config(args.pretrain_config, 'pretrain_config')
     require_kind(pretrain_cfg, ('pretraining', ), 'pretrain_config',
                  args.pretrain_config)
     default_eval_configs(args, pretrain_cfg)
+    pretrain_cfg.merge_from_dict(options('pretrain'))
     eval_cfgs = {}
     for stage in ('linear', 'finetune'):
         argument = f'{stage}_config'
         path = getattr(args, argument)
         cfg = read_config(path, argument)
         require_kind(cfg, ('classifier', ), argument, path)
-        cfg.merge_from_dict({
-            key: DictAction._parse_iterable(value) for key, value in (
-                kv.split('=', 1) for kv in getattr(args, f'{stage}_options'))
-        })
+        cfg.merge_from_dict(options(stage))
         eval_cfgs[stage] = cfg
     if args.pretrain_checkpoint is not None:
         read_checkpoint(args.pretrain_checkpoint, '--pretrain-checkpoint')
@@ -178,7 +181,7 @@ def check_up_front(args):
             # The pretraining model's keys and shapes, as its checkpoint
             # will hold them.
             encoder = osp.join(tmp, 'pretraining_model.pth')
-            model = build_model_for_checks(pretrain_cfg)
+            model = check_model_builds(pretrain_cfg)
             torch.save({'state_dict': model.state_dict(), 'meta': {}},
                        encoder)
             del model
@@ -194,8 +197,9 @@ def check_up_front(args):
             init_cfg.checkpoint = encoder
             what = (repr(encoder) if source == '--pretrain-checkpoint'
                     else f'the model of {args.pretrain_config}')
+            backbone = getattr(check_model_builds(cfg), 'backbone', None)
             try:
-                check_pretrained_init(cfg, name=what)
+                check_pretrained_init(cfg, name=what, backbone=backbone)
             except PretrainedCheckpointError as e:
                 raise UserError(
                     f'{source}: {stage}_config '
@@ -203,20 +207,11 @@ def check_up_front(args):
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    # What needs no import first: a mistyped path stops at once.
-    for argument in ('pretrain_config', 'linear_config', 'finetune_config'):
-        if getattr(args, argument) is not None:
-            check_config_path(getattr(args, argument), argument)
-    if args.pretrain_checkpoint is not None:
-        require_file(args.pretrain_checkpoint, '--pretrain-checkpoint',
-                     'checkpoint file')
+    args = parse_args(argv)  # and its paths checked: nothing imported yet
     # The device next (as tools/train.py), before torch looks at GPUs: for
     # cuda, --gpus processes must each have one.
     use_device_or_exit(args.device, PROG, local_rank=args.gpus - 1)
     import randsac_mm.registration  # noqa: F401  (registers our modules)
-    if args.work_dir:
-        check_output_folder(args.work_dir, '--work-dir')
     check_up_front(args)
     if args.dry_run:
         print(f'{PROG}: the checks passed (dry run: nothing trained)')
@@ -253,9 +248,9 @@ def main(argv=None):
               f'{e.returncode}; its output is above): {" ".join(e.cmd)}',
               file=sys.stderr)
         sys.exit(e.returncode if e.returncode > 0 else 1)
-    with open(osp.join(work_dir, 'results.json'), 'w') as f:
-        json.dump(dict(pretrain_config=args.pretrain_config,
-                       checkpoint=checkpoint, **results), f, indent=2)
+    write_json(osp.join(work_dir, 'results.json'),
+               dict(pretrain_config=args.pretrain_config,
+                    checkpoint=checkpoint, **results))
     print(f'\n| pretraining | {name} |\n| --- | --- |')
     for stage, metrics in results.items():
         shown = ', '.join(f'{k} {v:.2f}' for k, v in metrics.items())

@@ -19,57 +19,45 @@ processes).
 The last line printed is ``Test metrics: {...}`` (JSON); the same dict is
 written to ``<work_dir>/test_metrics.json``.
 """
-import argparse
 import json
 import os
 import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm._cli.args import HelpFormatter
-from randsac_mm._cli.config import (
-    add_common_args,
-    check_checkpoint_path,
-    check_config_path,
-    load_run_config,
-)
+from randsac_mm._cli.config import add_common_args, load_run_config
 from randsac_mm._cli.config_kinds import require_kind, testable_kinds
 from randsac_mm._cli.device import use_device_or_exit
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import CHECKPOINT, CONFIG, OUTPUT_FILE, write_json
 
 PROG = 'tools/test.py'
 
 
-def pkl_path(text):
-    """argparse ``type`` of ``--out``: a path ending with .pkl."""
-    if not text.endswith('.pkl'):
-        raise argparse.ArgumentTypeError(f'must end with .pkl, got {text!r}')
-    if osp.isdir(text):
-        raise argparse.ArgumentTypeError(f'{text!r} is a directory')
-    return text
-
-
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(
-        prog=PROG, description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument(
+    parser = ToolParser(prog=PROG, description=__doc__)
+    parser.add_path(
         'config',
+        kind=CONFIG,
         help='the config of the model to test (a classifier: linear probe, '
         'fine-tune or supervised; a segmentation or detection config)')
-    parser.add_argument(
+    parser.add_path(
         'checkpoint',
+        kind=CHECKPOINT,
         help="a checkpoint of that config's model (tools/train.py's "
         'epoch_N.pth or iter_N.pth)')
-    parser.add_argument(
+    parser.add_path(
         '--out',
-        type=pkl_path,
+        kind=OUTPUT_FILE,
+        suffixes=('.pkl', ),
         help='also dump the per-sample predictions to this .pkl file (its '
         'folder is created); None: no dump')
     parser.add_argument(
         '--dry-run',
         action='store_true',
-        help='make the checks (config, checkpoint, device) and stop before '
-        'testing')
+        help='make the checks (config, checkpoint, the first test item, '
+        'device) and stop before testing')
     add_common_args(parser)
     add_debug_arg(parser)
     return parser.parse_args(argv)
@@ -77,7 +65,11 @@ def parse_args(argv=None):
 
 def check_config(cfg, args):
     """What tools/test.py refuses before building the runner."""
-    from randsac_mm._cli.checks import check_checkpoint, check_model_builds
+    from randsac_mm._cli.checks import (
+        check_checkpoint,
+        check_first_item,
+        check_model_builds,
+    )
     require_kind(
         cfg, testable_kinds(), 'config', args.config,
         hint={'pretraining': 'a pretraining config has no test loop; test '
@@ -94,13 +86,11 @@ def check_config(cfg, args):
                         ' sets test_dataloader, test_cfg and test_evaluator')
     check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test',
                      check_model_builds(cfg))
+    check_first_item(cfg, 'test')
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    # What needs no import first: a mistyped path stops at once.
-    check_config_path(args.config, 'config')
-    check_checkpoint_path(args.checkpoint, 'checkpoint')
+    args = parse_args(argv)  # and its paths checked: nothing imported yet
     use_device_or_exit(args.device, PROG)
     from mmengine.dist import is_main_process
     from mmengine.runner import Runner
@@ -126,9 +116,7 @@ def main(argv=None):
     metrics = runner.test()
     if is_main_process():
         metrics = {k: float(v) for k, v in metrics.items()}
-        os.makedirs(cfg.work_dir, exist_ok=True)
-        with open(osp.join(cfg.work_dir, 'test_metrics.json'), 'w') as f:
-            json.dump(metrics, f, indent=2)
+        write_json(osp.join(cfg.work_dir, 'test_metrics.json'), metrics)
         print('Test metrics: ' + json.dumps(metrics), flush=True)
 
 

@@ -5,14 +5,17 @@ It trains on CUDA GPUs, and on the CPU only with ``--device cpu``: without
 it, a process that finds no usable GPU stops before building anything and
 says why (``randsac_mm._cli.device``).
 
-Before building the runner it checks what would otherwise fail late or
-train the wrong thing, and stops with one line naming the argument: a
-config that is not a model config (a data config), a pretraining config
-whose dataloaders do not stack batches (``collate_fn``), a pretrained
-backbone checkpoint (``model.backbone.init_cfg.checkpoint``) that does not
-fit, ``--resume`` with no checkpoint in the work dir or with another
-model's checkpoint. ``--dry-run`` makes only these checks
-(``tools/dist_train.sh`` runs it once before starting its processes).
+Before anything is created it checks what would otherwise fail late or
+train the wrong thing, and stops with one line naming the argument: a path
+its argument refuses (``randsac_mm._cli.paths``), a config that is not a
+model config (a data config), a pretraining config whose dataloaders do not
+stack batches (``collate_fn``), a model, optimizer or first training item
+that does not build (a config key no class takes names the key and the
+class), a pretrained backbone checkpoint
+(``model.backbone.init_cfg.checkpoint``) that does not fit, ``--resume``
+with no checkpoint in the work dir or with another model's checkpoint.
+``--dry-run`` makes only these checks (``tools/dist_train.sh`` runs it once
+before starting its processes).
 
 Examples:
     python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \\
@@ -22,17 +25,11 @@ Examples:
     python tools/train.py CONFIG --resume                # latest checkpoint
     python tools/train.py CONFIG --resume work_dirs/x/epoch_10.pth
 """
-import argparse
 import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm._cli.args import HelpFormatter
-from randsac_mm._cli.config import (
-    add_common_args,
-    check_config_path,
-    load_run_config,
-)
+from randsac_mm._cli.config import add_common_args, load_run_config
 from randsac_mm._cli.config_kinds import (
     CONFIG_KINDS,
     check_collate,
@@ -41,20 +38,25 @@ from randsac_mm._cli.config_kinds import (
 )
 from randsac_mm._cli.device import use_device_or_exit
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import CHECKPOINT, CONFIG
 
 PROG = 'tools/train.py'
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(
-        prog=PROG, description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument(
+    parser = ToolParser(prog=PROG, description=__doc__)
+    parser.add_path(
         'config',
+        kind=CONFIG,
         help='the config file of the model to train (pretraining, linear '
         'probe, fine-tune, segmentation or detection), e.g. one under '
         'configs/')
-    parser.add_argument(
+    parser.add_path(
         '--resume',
+        kind=CHECKPOINT,
+        may_be_folder=True,  # DeepSpeed's checkpoint is a folder
+        not_a_path=lambda value: value == 'auto',
         nargs='?',
         const='auto',
         default=None,
@@ -89,8 +91,9 @@ def parse_args(argv=None):
     parser.add_argument(
         '--dry-run',
         action='store_true',
-        help='make the checks (config, dataloaders, checkpoints, device) '
-        'and stop before building the runner')
+        help='make the checks (config; the model, optimizer and first '
+        'training item built; checkpoints; device) and stop before building '
+        'the runner')
     add_common_args(parser)
     add_debug_arg(parser)
     return parser.parse_args(argv)
@@ -143,6 +146,7 @@ def check_config(cfg, args):
         check_checkpoint,
         check_first_item,
         check_model_builds,
+        check_optimizer_builds,
         check_pretrained_init,
         check_train_length,
     )
@@ -167,23 +171,17 @@ def check_config(cfg, args):
     # or a data set without its files, is refused before the work dir.
     model = check_model_builds(cfg)
     check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
-    strategy = cfg.get('strategy') or {}
-    if args.resume is not None and strategy.get('type') != \
-            'DeepSpeedStrategy':  # DeepSpeed's own format: it checks it
+    # DeepSpeed builds its own optimizer and checks its own format.
+    deepspeed = (cfg.get('strategy') or {}).get('type') == 'DeepSpeedStrategy'
+    if not deepspeed:
+        check_optimizer_builds(cfg, model)
+    if args.resume is not None and not deepspeed:
         check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
     check_first_item(cfg, 'train')
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    # What needs no import first: a mistyped path stops at once.
-    check_config_path(args.config, 'config')
-    # (A DeepSpeed checkpoint is a directory.)
-    if args.resume not in (None, 'auto') and not osp.exists(args.resume):
-        raise UserError(
-            f'--resume: no such checkpoint {args.resume!r}; give a .pth file '
-            'a run of this config saved, or --resume alone for the newest '
-            'one in the work dir')
+    args = parse_args(argv)  # and its paths checked: nothing imported yet
     use_device_or_exit(args.device, PROG)
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
     from randsac_mm._cli.checks import nothing_left_to_train

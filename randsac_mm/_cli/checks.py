@@ -18,7 +18,8 @@ from .config_kinds import config_kind
 from .errors import UserError, one_line
 
 __all__ = ['build_error', 'build_model_for_checks', 'check_checkpoint',
-           'check_first_item', 'check_model_builds', 'check_pretrained_init',
+           'check_first_item', 'check_model_builds', 'check_optimizer_builds',
+           'check_pretrained_init',
            'check_train_length', 'checkpoint_kind', 'nothing_left_to_train']
 
 def _scope(cfg):
@@ -91,6 +92,31 @@ def check_model_builds(cfg):
         return build_model_for_checks(cfg)
     except TypeError as error:
         raise UserError(build_error(cfg.model, 'model', error)) from error
+
+
+def check_optimizer_builds(cfg, model):
+    """The config's ``optim_wrapper`` built for ``model`` as the run builds
+    it (its constructor, ``paramwise_cfg``, the optimizer and the wrapper):
+    a key no class takes, or a wrapper this machine cannot run, is refused
+    before anything is created.
+
+    Raises:
+        UserError: one line naming the key and the class
+            (:func:`build_error`), or what the wrapper refused.
+    """
+    from mmengine.optim import build_optim_wrapper
+    try:
+        with _scope(cfg):
+            return build_optim_wrapper(model,
+                                       copy.deepcopy(cfg.optim_wrapper))
+    except TypeError as error:
+        raise UserError(build_error(cfg.optim_wrapper, 'optim_wrapper',
+                                    error)) from error
+    except (AssertionError, RuntimeError, KeyError) as error:
+        # mmengine asserts what a wrapper needs (AmpOptimWrapper: a GPU).
+        raise UserError(f'config: optim_wrapper '
+                        f'({cfg.optim_wrapper.get("type", "OptimWrapper")}):'
+                        f' {one_line(error)}') from error
 
 
 def check_first_item(cfg, split='train'):

@@ -5,17 +5,13 @@ import os.path as osp
 
 from mmengine.config import Config, DictAction
 
-from .args import check_output_folder, require_file
 from .device import DEVICES
 from .errors import UserError
+from .paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 
-__all__ = ['CONFIG_SUFFIXES', 'CfgOptionsAction', 'LAUNCHER_ENV',
-           'add_common_args', 'check_checkpoint_path', 'check_config_path',
+__all__ = ['CfgOptionsAction', 'LAUNCHER_ENV', 'add_common_args',
            'check_launcher',
            'enable_amp', 'load_run_config', 'read_config', 'set_epochs']
-
-CONFIG_SUFFIXES = ('.py', '.json', '.yaml', '.yml')
-
 
 class CfgOptionsAction(DictAction):
     """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
@@ -33,29 +29,6 @@ class CfgOptionsAction(DictAction):
         except Exception as e:  # a value DictAction cannot parse
             parser.error(f'argument {option_string}: cannot read {values}: '
                          f'{e}')
-
-
-def check_config_path(path, argument='config'):
-    """Raises UserError unless ``path`` is an existing config file (a
-    cheap check, before anything is imported or built)."""
-    require_file(path, argument, 'config file')
-    if not path.endswith(CONFIG_SUFFIXES):
-        suffixes = ', '.join(CONFIG_SUFFIXES)
-        raise UserError(
-            f'{argument}: {path!r} is not a config file ({suffixes}); '
-            'configs are under configs/ (a checkpoint given in its place?)')
-    return path
-
-
-def check_checkpoint_path(path, argument='checkpoint'):
-    """Raises UserError unless ``path`` is an existing file that is not a
-    config (a config given in the checkpoint's place: the two swapped)."""
-    require_file(path, argument, 'checkpoint file')
-    if path.endswith(CONFIG_SUFFIXES):
-        raise UserError(f'{argument}: {path!r} is a config file, not a '
-                        'checkpoint: give the config first, then the '
-                        'checkpoint (.pth)')
-    return path
 
 
 def read_config(path, argument='config'):
@@ -77,9 +50,11 @@ def read_config(path, argument='config'):
 
 
 def add_common_args(parser):
-    """Adds the flags that training and testing share to ``parser``."""
-    parser.add_argument(
+    """Adds the flags that training and testing share to ``parser`` (a
+    :class:`~.parser.ToolParser`)."""
+    parser.add_path(
         '--work-dir',
+        kind=OUTPUT_FOLDER,
         help='directory for logs and checkpoints; None: the config\'s '
         'work_dir, else ./work_dirs/<config name>')
     parser.add_argument(
@@ -164,12 +139,14 @@ def load_run_config(args):
     if args.cfg_options is not None:
         cfg.merge_from_dict(args.cfg_options)
     cfg.launcher = args.launcher
-    if args.work_dir is not None:
-        check_output_folder(args.work_dir, '--work-dir')
+    if args.work_dir is not None:  # checked as the parser read it
         cfg.work_dir = args.work_dir
-    elif cfg.get('work_dir') is None:
-        cfg.work_dir = osp.join('./work_dirs',
-                                osp.splitext(osp.basename(args.config))[0])
+    else:
+        if cfg.get('work_dir') is None:
+            cfg.work_dir = osp.join(
+                './work_dirs', osp.splitext(osp.basename(args.config))[0])
+        check_output_folder(cfg.work_dir, f'--work-dir (None: '
+                            f'{cfg.work_dir})')
     amp_dtype = vars(args).get('amp_dtype')  # tools/train.py only
     if args.amp or amp_dtype is not None:
         enable_amp(cfg, amp_dtype)

@@ -152,11 +152,12 @@ ROWS = [
         r'eval_frozen\.py: error: give a CHECKPOINT or --random-init'),
     # eval_frozen.py: the results' file, checked before the work (3).
     in_process(
-        'eval-out-in-missing-folder',
+        'eval-out-under-a-file',
         [EVAL, PRETRAIN, '{pre}', '--data', DIGITS, '--out',
-         '{missing_dir}/x.json'],
-        r"eval_frozen\.py: error: --out: no folder '.*missing_dir' for "
-        r'.*x\.json; give a path in an existing folder$'),
+         '{a_file}/x.json'],
+        r'eval_frozen\.py: error: --out: cannot make .*a_file/x\.json '
+        r'\(.*a_file is not a writable folder\); give a path in a writable '
+        r'folder$'),
     in_process(
         'eval-out-is-a-folder',
         [EVAL, PRETRAIN, '{pre}', '--data', DIGITS, '--out', '{folder}'],
@@ -528,17 +529,21 @@ def test_help_is_whole_and_shows_defaults(capsys, monkeypatch):
 def test_eval_frozen_writes_its_json_where_its_help_says(tmp_path,
                                                          monkeypatch):
     """Next to the checkpoint; a random-init model's in its config's
-    work_dirs folder, made for it (not the current folder)."""
+    work_dirs folder (not the current folder), which parsing does not
+    make: the JSON's write does."""
     monkeypatch.chdir(tmp_path)
     tool = tool_globals(EVAL, 't')
-    checkpoint = tool['parse_args']([PRETRAIN, __file__, '--data', DIGITS])
-    assert tool['out_path'](checkpoint) == __file__ + '.frozen_eval.json'
+    (tmp_path / 'x.pth').write_bytes(b'checkpoint')
+    checkpoint = tool['parse_args']([PRETRAIN, 'x.pth', '--data', DIGITS])
+    assert checkpoint.out == 'x.pth.frozen_eval.json'
     random = tool['parse_args']([PRETRAIN, '--random-init', '--data',
                                  DIGITS])
     expected = osp.join('work_dirs', 'randsac_vit-mini-p4_square-16to4_'
                         'digits', 'random_init.frozen_eval.json')
-    assert tool['out_path'](random) == expected
-    assert (tmp_path / expected).parent.is_dir()
+    assert random.out == expected
+    assert not (tmp_path / 'work_dirs').exists()
+    assert tool['parse_args']([PRETRAIN, '--random-init', '--data', DIGITS,
+                               '--out', 'y.json']).out == 'y.json'
 
 
 def test_reconstructions_of_same_named_images_get_distinct_names():

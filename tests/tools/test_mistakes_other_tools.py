@@ -10,8 +10,6 @@ the throughput benchmark's 0.00 for unmeasured columns
 
 Most rows run the tool's ``main`` in this process (``tool_runs``), the
 ``AS_A_USER`` rows in a process of their own, as a user runs them."""
-import argparse
-import importlib.util
 import os
 import re
 import subprocess
@@ -24,7 +22,13 @@ from mmengine.config import Config
 from randsac_mm._cli.args import HelpFormatter
 
 from ..conftest import REPO_ROOT
-from ..tool_runs import as_a_user, in_process, run_in_process, run_process
+from ..tool_runs import (
+    as_a_user,
+    in_process,
+    parser_of,
+    run_in_process,
+    run_process,
+)
 
 DEMO = 'configs/demo/'
 PRETRAIN = DEMO + 'randsac_vit-mini-p4_square-16to4_digits.py'
@@ -157,7 +161,7 @@ MISTAKES = [
      r'config: mae_vit-small-p4_8xb64-amp-1600e_cifar10\.py: the config has'
      r' no RandSACSegmentGenerator'),
     ('flops-no-file', [FLOPS, 'configs/nope.py'],
-     r"argument config: no such file: 'configs/nope\.py'"),
+     r"config: no such file 'configs/nope\.py'; give a config file$"),
     ('blobs-no-blob', [BLOBS, CIFAR, '--samples', '10', '--out',
                        '{tmp}/b.json'],
      r"configs: none of the given configs is a RandSAC pretraining config "
@@ -210,35 +214,9 @@ def test_debug_shows_the_traceback(files):
         in proc.stderr
 
 
-def _parser_of(path, monkeypatch):
-    """The ArgumentParser the tool at ``path`` (or the experiment module)
-    builds, caught when it parses (nothing runs)."""
-    if path.endswith('.py'):
-        spec = importlib.util.spec_from_file_location(
-            '_tool_' + os.path.basename(path)[:-3],
-            os.path.join(REPO_ROOT, path))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(path)
-    caught = []
-
-    class Caught(Exception):
-        pass
-
-    def parse_args(self, args=None, namespace=None):
-        caught.append(self)
-        raise Caught
-
-    monkeypatch.setattr(argparse.ArgumentParser, 'parse_args', parse_args)
-    with pytest.raises(Caught):
-        module.main([])
-    return module, caught[0]
-
-
 @pytest.mark.parametrize('path', TOOLS)
 def test_help_is_whole_and_every_option_explained(path, monkeypatch):
-    module, parser = _parser_of(path, monkeypatch)
+    module, parser = parser_of(path, monkeypatch)
     assert parser.description == module.__doc__  # the whole docstring
     assert parser.formatter_class is HelpFormatter
     options = {s for a in parser._actions for s in a.option_strings}

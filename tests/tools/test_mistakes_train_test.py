@@ -160,8 +160,8 @@ ROWS = [
      r'config file', None),
     ('test-out-not-pkl',
      [TEST, DEMO_CLASSIFIER, '{cls_weights}', '--out', 'x.json', *CPU],
-     r"^tools/test\.py: error: argument --out: must end with \.pkl, got "
-     r"'x\.json'$", None),
+     r"^tools/test\.py: error: --out: x\.json does not end with \.pkl; give "
+     r"such a file name$", None),
     # 3. --resume with nothing to resume, or another model's checkpoint.
     ('resume-nothing-to-resume',
      [TRAIN, DEMO_CLASSIFIER, '--resume', '--work-dir', '{empty}', *CPU],
@@ -182,7 +182,8 @@ ROWS = [
      r'optimizer\)', None),
     ('resume-missing-file',
      [TRAIN, DEMO_CLASSIFIER, '--resume', 'nope.pth', *CPU],
-     r"^tools/train\.py: error: --resume: no such checkpoint 'nope\.pth'",
+     r"^tools/train\.py: error: --resume: no such file 'nope\.pth'; give a "
+     r"checkpoint file$",
      None),
     # 4. Configs of the wrong kind.
     ('test-pretraining-config', [TEST, PRETRAIN, '{pre}', *CPU],

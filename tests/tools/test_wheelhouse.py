@@ -142,9 +142,10 @@ def test_bad_arguments_name_the_argument(tool, capsys, argv, message):
     assert message in capsys.readouterr().err
 
 
-def test_out_must_not_be_a_file(tool, capsys, tmp_path):
+def test_out_must_not_be_a_file(tool, tmp_path):
     path = tmp_path / 'file'
     path.write_text('')
-    with pytest.raises(SystemExit):
+    from randsac_mm._cli.errors import UserError
+    with pytest.raises(UserError, match=f'^--out: {path} is a file; give a '
+                       'folder$'):
         tool.parse_args(['--out', str(path)])
-    assert f"argument --out: '{path}' is a file" in capsys.readouterr().err

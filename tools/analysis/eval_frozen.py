@@ -29,30 +29,32 @@ seed's and the standard deviation (``probe_seed_sd``). ``--train-images``
 and ``--test-images`` take images spread evenly over each data set, so
 that a data set sorted by class (MNIST5k) keeps every class.
 """
-import argparse
-import json
-import os
 import os.path as osp
 
-from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
-from randsac_mm._cli.config import check_checkpoint_path, check_config_path
+from randsac_mm._cli.args import positive_float, positive_int
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import (
+    CHECKPOINT,
+    CONFIG,
+    OUTPUT_FILE,
+    write_json,
+)
 
 
 def parse_args(argv=None):
     from randsac_mm.evaluation.readout import READOUTS, readout_title
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('config', help='the pretraining config the '
+    parser = ToolParser(description=__doc__)
+    parser.add_path('config', kind=CONFIG, help='the pretraining config the '
                         'checkpoint was trained with (RandSAC, MAE)')
-    parser.add_argument('checkpoint', nargs='?',
+    parser.add_path('checkpoint', kind=CHECKPOINT, nargs='?',
                         help='a checkpoint of that config (a .pth that '
                         'training wrote); leave out with --random-init')
     parser.add_argument('--random-init', action='store_true',
                         help='evaluate the config\'s model as initialised '
                         '(no checkpoint): the "no pretraining" baseline')
-    parser.add_argument('--data', required=True,
+    parser.add_path('--data', kind=CONFIG, required=True,
                         help='data config with labelled train_dataloader '
                         'and test_dataloader')
     parser.add_argument('--k', type=positive_int, default=20,
@@ -80,10 +82,10 @@ def parse_args(argv=None):
                         'features and report the mean and the standard '
                         'deviation over the seeds: how much the probe\'s '
                         'own seed moves it (None: once, with --seed)')
-    parser.add_argument('--out', help='JSON to write, in an existing folder '
-                        '(None: <checkpoint>.frozen_eval.json; with '
-                        '--random-init work_dirs/<config name>/'
-                        'random_init.frozen_eval.json)')
+    parser.add_path('--out', kind=OUTPUT_FILE, default_from=default_out,
+                    help='JSON to write (its folder is made); None: '
+                    '<checkpoint>.frozen_eval.json, with --random-init '
+                    'work_dirs/<config name>/random_init.frozen_eval.json')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     if args.probe_seeds is not None:
@@ -94,10 +96,6 @@ def parse_args(argv=None):
             parser.error(str(e))
     if (args.checkpoint is None) == (not args.random_init):
         parser.error('give a CHECKPOINT or --random-init (one of them)')
-    for name, path in (('config', args.config), ('--data', args.data),
-                       ('checkpoint', args.checkpoint)):
-        if path is not None and not osp.isfile(path):
-            parser.error(f'{name}: no such file: {path!r}')
     return args
 
 
@@ -111,30 +109,8 @@ def default_out(args):
     return osp.join('work_dirs', name, 'random_init.frozen_eval.json')
 
 
-def out_path(args):
-    """The JSON to write, its folder checked before the work."""
-    out = args.out or default_out(args)
-    which = '--out' if args.out else f'--out (None: {out})'
-    folder = osp.dirname(out) or '.'
-    if not args.out and args.random_init:
-        os.makedirs(folder, exist_ok=True)  # the run's work_dirs folder
-    if osp.isdir(out):
-        raise UserError(f'{which}: {out} is a folder; give a file name, '
-                        f'e.g. {osp.join(out, "frozen_eval.json")}')
-    if not osp.isdir(folder):
-        raise UserError(f'{which}: no folder {folder!r} for {out}; give a '
-                        'path in an existing folder')
-    if not os.access(folder, os.W_OK):
-        raise UserError(f'{which}: the folder {folder!r} is not writable; '
-                        'give a path in a writable folder')
-    return out
-
-
 def main(argv=None):
-    args = parse_args(argv)
-    check_config_path(args.config, 'config')
-    if args.checkpoint is not None:
-        check_checkpoint_path(args.checkpoint, 'checkpoint')
+    args = parse_args(argv)  # and its paths checked: nothing imported yet
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401  (registers)
@@ -157,7 +133,6 @@ def main(argv=None):
         data='give the pretraining config; the data config goes to --data',
         classifier=trained_with, segmentation=trained_with,
         detection=trained_with))
-    out = out_path(args)
     loaders = labelled_loaders(
         args.data, args.train_images, args.test_images, seed=args.seed,
         spread=True, unaugmented=True,
@@ -202,9 +177,7 @@ def main(argv=None):
             f'{i}: {a:.2f}%' for i, a in enumerate(result['layer_linear'],
                                                   start=1)) +
               f"; best: layer {result['best_layer']}")
-    with open(out, 'w') as f:
-        json.dump(result, f, indent=2)
-    print(f'wrote {out}')
+    print(f'wrote {write_json(args.out, result)}')
 
 
 if __name__ == '__main__':

@@ -8,16 +8,13 @@ multiply-accumulates of one image, one sampled layout (see
 ``--full-length`` counts every token in both the encoder and the decoder
 (no segment left out), the sequence lengths the paper's figures match.
 """
-import argparse
-import json
-import os
 import os.path as osp
 
-from mmengine.config import DictAction
-
-from randsac_mm._cli.args import HelpFormatter, existing_file
+from randsac_mm._cli.config import CfgOptionsAction
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import CONFIG, OUTPUT_FILE, write_json
 
 
 def human(macs):
@@ -25,29 +22,31 @@ def human(macs):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('config', type=existing_file,
-                        help='a RandSAC pretraining config')
+    parser = ToolParser(description=__doc__)
+    parser.add_path('config', kind=CONFIG,
+                    help='a RandSAC pretraining config')
     parser.add_argument('--compare-architectures', action='store_true',
                         help='also count the two-stream, masked transformer '
                         'and transformer-skip variants of the config, next '
                         "to the paper's figures")
     parser.add_argument('--seed', type=int, default=0,
                         help='seed of the sampled segment layout')
-    parser.add_argument('--out', help='also write the figures to this JSON; '
-                        'None: not written')
+    parser.add_path('--out', kind=OUTPUT_FILE,
+                    help='also write the figures to this JSON; None: not '
+                    'written')
     parser.add_argument('--full-length', action='store_true',
                         help='count all N tokens in encoder and decoder')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
+                        metavar='KEY=VALUE',
                         help='key=value config overrides; None: none')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     # After the arguments are checked: a mistake is reported at once.
-    from mmengine.config import Config
     from mmengine.registry import init_default_scope
 
     import randsac_mm.registration  # noqa: F401
+    from randsac_mm._cli.checks import check_model_builds
+    from randsac_mm._cli.config import read_config
     from randsac_mm.analysis.flops import (
         ARCHITECTURES,
         architecture_variant,
@@ -55,10 +54,11 @@ def main(argv=None):
         sample_token_rank,
     )
     from randsac_mm.analysis.paper import paper_architecture_flops
-    cfg = Config.fromfile(args.config)
+    cfg = read_config(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
     require_kind(cfg, ('pretraining', ), 'config', args.config)
+    check_model_builds(cfg)  # a key no class takes: one line naming it
     from randsac_mm.datasets import RandSACSegmentGenerator
     try:
         RandSACSegmentGenerator.from_config(cfg)
@@ -96,10 +96,8 @@ def main(argv=None):
               f"{human(m['neck']):>10s} {p['backbone'] / 1e6:7.2f}M "
               f"{p['neck'] / 1e6:7.2f}M")
     if args.out:
-        os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
-        with open(args.out, 'w') as f:
-            json.dump(dict(config=args.config, seed=args.seed,
-                           num_segments=num_segments, rows=rows), f, indent=2)
+        write_json(args.out, dict(config=args.config, seed=args.seed,
+                                  num_segments=num_segments, rows=rows))
 
 
 if __name__ == '__main__':

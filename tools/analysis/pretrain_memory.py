@@ -20,37 +20,31 @@ activations for one image, windowed and global.
 The estimate is checked against the measured peak of a whole step on the
 CPU (tests/analysis/test_memory.py).
 """
-import argparse
-import json
-
-from mmengine.config import DictAction
-
-from randsac_mm._cli.args import (
-    HelpFormatter,
-    existing_file,
-    positive_float,
-    positive_int,
-)
+from randsac_mm._cli.args import positive_float, positive_int
+from randsac_mm._cli.config import CfgOptionsAction
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import CONFIG, OUTPUT_FILE, write_json
 
 GiB = 2**30
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('configs', nargs='+', type=existing_file,
-                        help='pretraining configs (RandSAC, MAE), or '
-                        'segmentation or detection configs')
+    parser = ToolParser(description=__doc__)
+    parser.add_path('configs', kind=CONFIG, nargs='+',
+                    help='pretraining configs (RandSAC, MAE), or '
+                    'segmentation or detection configs')
     parser.add_argument('--gpu-mem', type=positive_float, default=80.0,
                         help='memory of one GPU in GiB')
     parser.add_argument('--gpus', type=positive_int, default=8,
                         help="data-parallel GPUs (the configs' 8xbN)")
     parser.add_argument('--batch', type=positive_int, default=None,
                         help="images per GPU; None: each config's")
-    parser.add_argument('--out', help='JSON file to write; None: not written')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction,
+    parser.add_path('--out', kind=OUTPUT_FILE,
+                    help='JSON file to write; None: not written')
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
+                        metavar='KEY=VALUE',
                         help='config overrides, e.g. model.backbone.with_cp='
                         'True model.neck.with_cp=True; None: none')
     add_debug_arg(parser)
@@ -59,14 +53,19 @@ def parse_args(argv=None):
 
 def check_configs(args):
     """Every config is one this tool measures (checked before any is):
-    a pretraining config's step, or a downstream backbone."""
-    from mmengine.config import Config
+    a pretraining config's step, or a downstream backbone; its model
+    builds (a key no class takes is one line naming it)."""
+    from randsac_mm._cli.checks import check_model_builds
+    from randsac_mm._cli.config import read_config
     for path in args.configs:
-        cfg = Config.fromfile(path)
+        cfg = read_config(path, 'configs')
         if args.cfg_options:
             cfg.merge_from_dict(args.cfg_options)
-        require_kind(cfg, ('pretraining', 'segmentation', 'detection'),
-                     'configs', path)
+        kind = require_kind(cfg, ('pretraining', 'segmentation',
+                                  'detection'), 'configs', path)
+        if kind != 'pretraining':
+            import randsac_mm.downstream  # noqa: F401  (registers)
+        check_model_builds(cfg)
 
 
 def main(argv=None):
@@ -84,9 +83,8 @@ def main(argv=None):
                                   cfg_options=args.cfg_options))
         print(rows[-1]['line'], flush=True)
     if args.out:
-        with open(args.out, 'w') as f:
-            json.dump(dict(gpus=args.gpus, gpu_mem_gib=args.gpu_mem,
-                           configs=rows), f, indent=2)
+        write_json(args.out, dict(gpus=args.gpus, gpu_mem_gib=args.gpu_mem,
+                                  configs=rows))
         print(f'wrote {args.out}')
 
 

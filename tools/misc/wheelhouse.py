@@ -36,6 +36,9 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
+from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import OUTPUT_FOLDER
 from randsac_mm.version_check import REQUIRED_VERSIONS
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
@@ -270,17 +273,15 @@ def python_version(text):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ToolParser(description=__doc__)
     parser.add_argument('--python', nargs='+', type=python_version,
                         default=['3.11', '3.12'],
-                        help='target Python versions (default 3.11 3.12)')
-    parser.add_argument('--out', default=osp.join(REPO_ROOT, 'wheelhouse'),
-                        help='a py<version> folder per Python goes here '
-                        '(default: wheelhouse/ of the repository)')
-    args = parser.parse_args(argv)
-    if osp.exists(args.out) and not osp.isdir(args.out):
-        parser.error(f'argument --out: {args.out!r} is a file, not a folder')
-    return args
+                        help='target Python versions')
+    parser.add_path('--out', kind=OUTPUT_FOLDER,
+                    default=osp.join(REPO_ROOT, 'wheelhouse'),
+                    help='a py<version> folder per Python goes here')
+    add_debug_arg(parser)
+    return parser.parse_args(argv)
 
 
 def main(argv=None):
@@ -293,4 +294,4 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    main()
+    run_tool(main)

@@ -27,34 +27,30 @@ Loading them (no hub, no download):
     # (an encoder with a class token, MAE: last_hidden_state[:, 1:]; the
     # tool prints which)
 """
-import argparse
 import os.path as osp
 
-from randsac_mm._cli.args import HelpFormatter
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import CHECKPOINT, CONFIG, OUTPUT_FOLDER
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('checkpoint', help='an mmengine checkpoint (.pth) of '
-                        'a pretraining or classifier model')
+    parser = ToolParser(description=__doc__)
+    parser.add_path('checkpoint', kind=CHECKPOINT,
+                    help='an mmengine checkpoint (.pth) of a pretraining or '
+                    'classifier model')
     parser.add_argument('--to', nargs='+', choices=['timm', 'hf'],
                         default=['timm', 'hf'],
                         help='formats: timm, hf (Hugging Face transformers)')
-    parser.add_argument('--out-dir', default='work_dirs/export',
-                        help='a folder per format goes here')
-    parser.add_argument('--config', help="the checkpoint's config; None: "
-                        'the one mmengine stored in the checkpoint')
+    parser.add_path('--out-dir', kind=OUTPUT_FOLDER,
+                    default='work_dirs/export',
+                    help='a folder per format goes here')
+    parser.add_path('--config', kind=CONFIG,
+                    help="the checkpoint's config; None: the one mmengine "
+                    'stored in the checkpoint')
     add_debug_arg(parser)
-    args = parser.parse_args(argv)
-    for name in ('checkpoint', 'config'):
-        path = getattr(args, name)
-        if path is not None and not osp.isfile(path):
-            parser.error(f'argument {"--" * (name == "config")}{name}: no '
-                         f'such file: {path!r}')
-    return args
+    return parser.parse_args(argv)
 
 
 def load_checkpoint(path, config=None):

@@ -10,24 +10,21 @@ wrong shapes. The output loads with
         work_dirs/randsac_vit-b_in1k/epoch_1600.pth randsac_vit-b_ade20k.pth \
         --to mmseg          # 512 px (ADE20K); --to mmdet: 1024 px (COCO)
 """
-import argparse
 import os.path as osp
 
-from randsac_mm._cli.args import (
-    HelpFormatter,
-    check_output_file,
-    positive_int,
-)
+from randsac_mm._cli.args import positive_int
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import CHECKPOINT, OUTPUT_FILE
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('src', help='RandSAC pretraining checkpoint')
-    parser.add_argument('dst', help='output checkpoint')
+    parser = ToolParser(description=__doc__)
+    parser.add_path('src', kind=CHECKPOINT,
+                    help='RandSAC pretraining checkpoint')
+    parser.add_path('dst', kind=OUTPUT_FILE, help='output checkpoint')
     parser.add_argument('--to', choices=sorted(DEFAULT_SIZE), required=True,
                         help='downstream library')
     parser.add_argument('--img-size', type=positive_int,
@@ -38,15 +35,11 @@ def parse_args(argv=None):
                         "segmentation and detection configs' ViT-B); a "
                         'checkpoint of another depth is refused')
     add_debug_arg(parser)
-    args = parser.parse_args(argv)
-    if not osp.isfile(args.src):
-        parser.error(f'argument src: no such file {args.src!r}')
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    check_output_file(args.dst, 'dst', inputs=[('src', args.src)])
+    args = parse_args(argv)  # and its paths checked: nothing imported yet
     # After the arguments are checked: a mistake is reported at once.
     import io
 

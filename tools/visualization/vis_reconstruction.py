@@ -26,9 +26,14 @@ import sys
 
 import numpy as np
 
-from randsac_mm._cli.args import HelpFormatter, check_output_folder
-from randsac_mm._cli.config import check_checkpoint_path, check_config_path
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import (
+    CHECKPOINT,
+    CONFIG,
+    INPUT_FILE,
+    OUTPUT_FOLDER,
+)
 
 MAX_IMAGES = 16  # columns of reconstruction.png (~170 px each)
 
@@ -47,22 +52,22 @@ def image_count(text):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('config', help='the RandSAC pretraining config the '
-                        'checkpoint was trained with')
-    parser.add_argument('checkpoint', help='a checkpoint of that config')
+    parser = ToolParser(description=__doc__)
+    parser.add_path('config', kind=CONFIG, help='the RandSAC pretraining '
+                    'config the checkpoint was trained with')
+    parser.add_path('checkpoint', kind=CHECKPOINT,
+                    help='a checkpoint of that config')
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument('--img', nargs='+',
-                        help=f'image files (at most {MAX_IMAGES})')
+    parser.add_path('--img', kind=INPUT_FILE, group=source, nargs='+',
+                    help=f'image files (at most {MAX_IMAGES})')
     source.add_argument('--dataset', action='store_true',
                         help="--num images of the config's training data")
     parser.add_argument('--num', type=image_count, default=8,
                         help='images taken with --dataset, evenly spaced '
                         f'over it (1 to {MAX_IMAGES})')
-    parser.add_argument('--out-dir', default='work_dirs/vis_reconstruction',
-                        help='folder of the PNG and the GIFs (made if '
-                        'missing)')
+    parser.add_path('--out-dir', kind=OUTPUT_FOLDER,
+                    default='work_dirs/vis_reconstruction',
+                    help='folder of the PNG and the GIFs (made if missing)')
     parser.add_argument('--seed', type=int, default=0,
                         help='seed of the sampled layouts')
     parser.add_argument('--device', default='cpu', choices=['cpu', 'cuda'],
@@ -72,11 +77,6 @@ def parse_args(argv=None):
     if args.img and len(args.img) > MAX_IMAGES:
         parser.error(f'argument --img: {len(args.img)} images; at most '
                      f'{MAX_IMAGES} (one picture column each)')
-    for name, path in [('config', args.config),
-                       ('checkpoint', args.checkpoint)] + [
-                           ('--img', p) for p in args.img or []]:
-        if not osp.isfile(path):
-            parser.error(f'{name}: no such file: {path!r}')
     return args
 
 
@@ -108,9 +108,7 @@ def output_names(paths):
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    check_config_path(args.config, 'config')
-    check_checkpoint_path(args.checkpoint, 'checkpoint')
+    args = parse_args(argv)  # and its paths checked: nothing imported yet
     from randsac_mm._cli.device import use_device_or_exit
     use_device_or_exit(args.device, sys.argv[0])
     from mmengine.config import Config
@@ -132,7 +130,6 @@ def main(argv=None):
         generator = RandSACSegmentGenerator.from_config(cfg)
     except ValueError as e:
         raise UserError(f'config: {osp.basename(args.config)}: {e}') from e
-    check_output_folder(args.out_dir)
     if args.img:
         images = read_images(args.img)
         names = output_names(args.img)

@@ -27,20 +27,15 @@ Examples:
         --config configs/_base_/datasets/digits.py --index 7 \\
         --input-size 32 --patch-size 4 --square-size 2 --num-segments 7
 """
-import argparse
 import os
 import os.path as osp
 
 import numpy as np
 
-from randsac_mm._cli.args import (
-    HelpFormatter,
-    check_output_folder,
-    existing_file,
-    non_negative_int,
-    positive_int,
-)
+from randsac_mm._cli.args import non_negative_int, positive_int
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import CONFIG, INPUT_FILE, OUTPUT_FOLDER
 
 SKLEARN_IMAGES = ('china.jpg', 'flower.jpg')
 # The layout options' values when neither they nor the config give them.
@@ -50,16 +45,16 @@ DEFAULTS = dict(input_size=192, patch_size=16, square_size=3,
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=HelpFormatter)
+    parser = ToolParser(description=__doc__)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument(
-        '--img', help='image file, or sklearn:china.jpg / sklearn:flower.jpg '
+    parser.add_path(
+        '--img', kind=INPUT_FILE, group=source,
+        not_a_path=lambda value: value.startswith('sklearn:'),
+        help='image file, or sklearn:china.jpg / sklearn:flower.jpg '
         "for scikit-learn's bundled sample photos")
-    source.add_argument('--config', type=existing_file,
-                        help='a RandSAC pretraining config (its layout and '
-                        'a training image) or a data config (a training '
-                        'image)')
+    parser.add_path('--config', kind=CONFIG, group=source,
+                    help='a RandSAC pretraining config (its layout and a '
+                    'training image) or a data config (a training image)')
     parser.add_argument('--index', type=non_negative_int, default=0,
                         help='sample index in the --config dataset')
     parser.add_argument('--input-size', type=positive_int,
@@ -86,9 +81,9 @@ def parse_args(argv=None):
                         help='side of the downsampled image of the raster '
                         'pixel panel')
     parser.add_argument('--seed', type=int, default=0, help='layout seed')
-    parser.add_argument('--out-dir', default='work_dirs/vis_segments',
-                        help='where the PNGs and the GIF go (made if '
-                        'missing)')
+    parser.add_path('--out-dir', kind=OUTPUT_FOLDER,
+                    default='work_dirs/vis_segments',
+                    help='where the PNGs and the GIF go (made if missing)')
     parser.add_argument('--name', help='file name prefix (None: from '
                         'the input)')
     parser.add_argument('--gif-side', type=positive_int, default=256,
@@ -98,14 +93,11 @@ def parse_args(argv=None):
                         help='milliseconds per GIF frame')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
-    if args.img is not None:
-        if args.img.startswith('sklearn:'):
-            if args.img.split(':', 1)[1] not in SKLEARN_IMAGES:
-                parser.error(f'argument --img: scikit-learn has '
-                             f'{", ".join(SKLEARN_IMAGES)}, not '
-                             f"{args.img.split(':', 1)[1]!r}")
-        elif not osp.isfile(args.img):
-            parser.error(f'argument --img: no such file: {args.img!r}')
+    if args.img is not None and args.img.startswith('sklearn:') and \
+            args.img.split(':', 1)[1] not in SKLEARN_IMAGES:
+        parser.error(f'argument --img: scikit-learn has '
+                     f'{", ".join(SKLEARN_IMAGES)}, not '
+                     f"{args.img.split(':', 1)[1]!r}")
     if args.name is not None and (not args.name or osp.sep in args.name):
         parser.error('argument --name: a file name prefix, without '
                      f'{osp.sep!r}, got {args.name!r}')
@@ -259,7 +251,6 @@ def main(argv=None):
         raise UserError(f'--gif-side: {args.gif_side} px, less than the '
                         f'{grid[0]} tokens of a side; give at least '
                         f'{grid[0]}')
-    check_output_folder(args.out_dir)
     image, name = load_image(args)
     name = args.name or name
     own = generator.spec if generator is not None else None
