@@ -1,9 +1,9 @@
 """What only the downstream transfers need: the ViT feature pyramid in
 mmseg's and mmdet's registries (the class itself is a pretraining-stack
 backbone, ``randsac_mm.models.backbones.RandSACViTPyramid``), the checked
-ADE20K and COCO data sets and the layer-decay constructor for mmseg's and
-mmdet's models (the checkpoint converter is
-``randsac_mm.checkpoint.conversion``).
+ADE20K and COCO data sets, the digit scenes of the small transfer study,
+and the layer-decay constructor for mmseg's and mmdet's models (the
+checkpoint converter is ``randsac_mm.checkpoint.conversion``).
 
 Segmentation and detection configs import it with
 ``custom_imports=dict(imports=['randsac_mm.downstream'])``; it registers
@@ -22,6 +22,7 @@ from .. import registration  # noqa: E402,F401  (the pretraining modules)
 from ..models.backbones import RandSACViTPyramid  # noqa: E402
 from .ade20k import CheckedADE20KDataset  # noqa: E402
 from .coco import CheckedCocoDataset  # noqa: E402
+from .digit_scenes import DigitScenesDataset  # noqa: E402
 from .layer_decay_constructor import (  # noqa: E402
     BackboneLayerDecayOptimWrapperConstructor,
 )
@@ -30,4 +31,4 @@ MMSEG_MODELS.register_module(module=RandSACViTPyramid)
 MMDET_MODELS.register_module(module=RandSACViTPyramid)
 
 __all__ = ['BackboneLayerDecayOptimWrapperConstructor', 'CheckedADE20KDataset',
-           'CheckedCocoDataset', 'RandSACViTPyramid']
+           'CheckedCocoDataset', 'DigitScenesDataset', 'RandSACViTPyramid']

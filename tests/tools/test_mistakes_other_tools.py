@@ -50,8 +50,9 @@ PIPELINE = 'experiments.data_pipeline'
 LAYOUT = 'experiments.layout_speed'
 STUDY = 'experiments.study'
 ACCEPTANCE = 'experiments.gpu_acceptance'
+SCENES = 'experiments.digit_scenes'
 TOOLS = [EXPORT, DOWNSTREAM, MEMORY, FLOPS, BLOBS, THROUGHPUT, PIPELINE,
-         LAYOUT, STUDY, ACCEPTANCE]
+         LAYOUT, STUDY, ACCEPTANCE, SCENES]
 
 
 @pytest.fixture(scope='module')
