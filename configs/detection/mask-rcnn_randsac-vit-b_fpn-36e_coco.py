@@ -6,6 +6,10 @@
 #   tools/dist_train.sh configs/detection/mask-rcnn_randsac-vit-b_fpn-36e_coco.py 8 \
 #       --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/randsac_vit-b_in1k/epoch_1600.pth
 _base_ = [
-    './_base_/mask-rcnn_randsac-vit-b_fpn_lsj-1024_coco.py',
+    '../_base_/models/mask-rcnn_randsac-vit-pyramid_fpn.py',
+    '../_base_/datasets/coco_instance_lsj-1024.py',
     '../_base_/schedules/mask-rcnn_adamw_36e.py',
+    '../_base_/det_runtime.py',
 ]
+model = dict(backbone=dict(img_size=_base_.image_size[0]))
+default_hooks = _base_.schedule_hooks

@@ -13,7 +13,8 @@
 #   9 and 12, which attend globally, the other blocks within 14x14 token
 #   windows; pyramid by transposed convolutions (GroupNorm) and max pooling;
 #   FPN, 2-conv RPN, 4-conv-1-fc box head and mask head with SyncBN
-#   (Sections 2.1, 2.2; _base_/mask-rcnn_randsac-vit-b_fpn_lsj-1024_coco.py).
+#   (Sections 2.1, 2.2; _base_/models/mask-rcnn_randsac-vit-pyramid_fpn.py
+#   and _base_/datasets/coco_instance_lsj-1024.py).
 # What differs: the benchmark adds relative position biases (zero-init,
 # one table for the windowed and one for the global blocks) to the
 # absolute position embeddings; our ViT has absolute ones only. Our
@@ -26,7 +27,11 @@
 # (batch 64 = 8 GPUs x 8; with fewer images per GPU, more GPUs or
 # --auto-scale-lr.) A shorter schedule: mask-rcnn_randsac-vit-b_fpn-36e_coco.py.
 _base_ = [
-    './_base_/mask-rcnn_randsac-vit-b_fpn_lsj-1024_coco.py',
+    '../_base_/models/mask-rcnn_randsac-vit-pyramid_fpn.py',
+    '../_base_/datasets/coco_instance_lsj-1024.py',
     '../_base_/schedules/mask-rcnn_adamw_100e.py',
+    '../_base_/det_runtime.py',
 ]
+model = dict(backbone=dict(img_size=_base_.image_size[0]))
+default_hooks = _base_.schedule_hooks
 train_dataloader = dict(batch_size=8)

@@ -29,9 +29,21 @@ def require_files(root, paths, dataset, layout):
         raise DataLayoutError(
             f'{dataset}: data_root {root!r} is not a directory. Expected:\n'
             f'{layout}')
-    # osp.join keeps an absolute path as it is.
-    missing = [osp.relpath(osp.join(root, p), root) for p in paths
-               if not osp.exists(osp.join(root, p))]
+    missing = [osp.relpath(_within(root, p), root) for p in paths
+               if not osp.exists(_within(root, p))]
     if missing:
         raise DataLayoutError(
             f'{dataset}: {root!r} lacks {missing}. Expected:\n{layout}')
+
+
+def _within(root, path):
+    """``path`` as a data set holds it, made a path to the file: absolute,
+    already joined to ``root`` (mmengine joins ``data_prefix`` and
+    ``ann_file`` to a relative ``data_root`` too, e.g.
+    ``data/coco/annotations/...``), or relative to ``root``."""
+    if osp.isabs(path):
+        return path
+    base, joined = osp.normpath(root), osp.normpath(path)
+    if joined == base or joined.startswith(base + osp.sep):
+        return path
+    return osp.join(root, path)

@@ -23,3 +23,5 @@ train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs,
 val_cfg = dict(type='ValLoop')
 test_cfg = dict(type='TestLoop')
 auto_scale_lr = dict(enable=False, base_batch_size=64)
+# Merged into the runtime's default_hooks by the config that lists both.
+schedule_hooks = dict(checkpoint=dict(interval=3))

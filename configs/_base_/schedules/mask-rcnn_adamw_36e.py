@@ -15,3 +15,5 @@ train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs,
                  val_interval=3)
 val_cfg = dict(type='ValLoop')
 test_cfg = dict(type='TestLoop')
+# Merged into the runtime's default_hooks by the config that lists both.
+schedule_hooks = dict(checkpoint=dict(interval=3))

@@ -24,3 +24,5 @@ train_cfg = dict(type='IterBasedTrainLoop', max_iters=160000,
                  val_interval=16000)
 val_cfg = dict(type='ValLoop')
 test_cfg = dict(type='TestLoop')
+# Merged into the runtime's default_hooks by the config that lists both.
+schedule_hooks = dict(checkpoint=dict(interval=16000))

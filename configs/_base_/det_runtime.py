@@ -1,0 +1,28 @@
+# Runtime of the detection configs (mmdet scope): mmdet's hooks and
+# visualizer, our modules registered, atomic checkpoints (the interval is
+# the schedule's, schedule_hooks), the random state carried through a
+# resume (drop path).
+default_scope = 'mmdet'
+custom_imports = dict(imports=['randsac_mm.downstream'],
+                      allow_failed_imports=False)
+default_hooks = dict(
+    timer=dict(type='IterTimerHook'),
+    logger=dict(type='LoggerHook', interval=50),
+    param_scheduler=dict(type='ParamSchedulerHook'),
+    checkpoint=dict(type='CheckpointHook', max_keep_ckpts=3,
+                    backend_args=dict(backend='atomic_local')),
+    sampler_seed=dict(type='DistSamplerSeedHook'),
+    visualization=dict(type='DetVisualizationHook'))
+custom_hooks = [dict(type='NonFiniteLossHook'),
+                dict(type='RandomStateHook')]  # drop path through a resume
+env_cfg = dict(cudnn_benchmark=False,
+               mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
+               dist_cfg=dict(backend='nccl'))
+vis_backends = [dict(type='LocalVisBackend')]
+visualizer = dict(type='DetLocalVisualizer', vis_backends=vis_backends,
+                  name='visualizer')
+log_processor = dict(type='LogProcessor', window_size=50, by_epoch=True)
+log_level = 'INFO'
+load_from = None
+resume = False
+randomness = dict(seed=0)

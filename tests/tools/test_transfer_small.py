@@ -1,0 +1,120 @@
+"""The small transfer configs (digit scenes) train and evaluate through
+mmseg's and mmdet's own Runner loops on the CPU from a checkpoint of the
+demo's pretraining config, as docs/transfer.md runs them."""
+import re
+
+import pytest
+import torch
+from mmengine.config import Config
+from mmengine.registry import DefaultScope
+from mmpretrain.models.utils import resize_pos_embed
+
+from experiments import digit_scenes
+
+from ..conftest import REPO_ROOT, run_tool
+
+pytestmark = pytest.mark.heavy
+
+DEMO = f'{REPO_ROOT}/configs/demo/randsac_vit-mini-p4_square-16to4_mnist.py'
+SEG = (f'{REPO_ROOT}/configs/segmentation/'
+       'upernet_randsac-vit-mini-p4_1xb8-1k_digit-scenes-64x64.py')
+DET = (f'{REPO_ROOT}/configs/detection/'
+       'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py')
+
+
+@pytest.fixture(scope='module')
+def scenes(tmp_path_factory):
+    out = tmp_path_factory.mktemp('scenes')
+    digit_scenes.make_scenes(str(out), 16, 8, log=lambda line: None)
+    return str(out)
+
+
+@pytest.fixture(scope='module')
+def demo_checkpoint(tmp_path_factory):
+    """A checkpoint of the demo's pretraining model (32 px, 8x8 tokens),
+    its weights moved off their initial values."""
+    import randsac_mm.registration  # noqa: F401
+    from randsac_mm._cli.checks import build_model_for_checks
+    torch.manual_seed(0)
+    model = build_model_for_checks(Config.fromfile(DEMO))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    path = tmp_path_factory.mktemp('ckpt') / 'demo.pth'
+    torch.save({'state_dict': model.state_dict(), 'meta': {}}, path)
+    return str(path)
+
+
+def options(checkpoint, scenes, length):
+    """--cfg-options of a short run on ``scenes`` (``length``: the
+    train_cfg keys)."""
+    return ['--cfg-options', f'model.backbone.init_cfg.checkpoint='
+            f'{checkpoint}',
+            f'train_dataloader.dataset.data_root={scenes}/',
+            f'val_dataloader.dataset.data_root={scenes}/',
+            'train_dataloader.num_workers=0',
+            'train_dataloader.persistent_workers=False',
+            'val_dataloader.num_workers=0',
+            'val_dataloader.persistent_workers=False',
+            *[f'train_cfg.{k}={v}' for k, v in length.items()],
+            'default_hooks.checkpoint.interval=1']
+
+
+def test_segmentation_config_loads_the_demo_encoder(demo_checkpoint):
+    from mmseg.registry import MODELS
+
+    import randsac_mm.downstream  # noqa: F401
+    cfg = Config.fromfile(SEG)
+    cfg.model.backbone.init_cfg.checkpoint = demo_checkpoint
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        model = MODELS.build(cfg.model)
+        model.init_weights()
+    source = torch.load(demo_checkpoint)['state_dict']
+    loaded = model.backbone.state_dict()
+    encoder = [k for k in loaded if not k.startswith('fpn')]
+    assert any(k.startswith('layers.5.') for k in encoder)
+    for key in encoder:
+        expected = source['backbone.' + key]
+        if key == 'pos_embed':  # 8x8 tokens at 32 px -> 16x16 at 64 px
+            expected = resize_pos_embed(expected, (8, 8), (16, 16),
+                                        'bicubic', 0)
+            assert torch.allclose(loaded[key], expected, atol=1e-5)
+        else:
+            assert torch.equal(loaded[key], expected), key
+    assert cfg.model.decode_head.num_classes == 11
+    assert cfg.optim_wrapper.type == 'OptimWrapper'  # fp32 on a CPU
+
+
+def test_segmentation_trains_and_evaluates_on_the_cpu(
+        demo_checkpoint, scenes, tmp_path):
+    out = run_tool(['tools/train.py', SEG, '--device', 'cpu', '--work-dir',
+                    tmp_path / 'w', *options(demo_checkpoint, scenes, dict(
+                        max_iters=2, val_interval=2))])
+    log = out.stdout + out.stderr
+    assert re.search(r'mIoU: \d+\.\d+', log), log[-3000:]
+    # Every class of the scenes is evaluated, the background among them.
+    assert re.search(r'\|\s*background\s*\|', log)
+    assert (tmp_path / 'w' / 'iter_2.pth').exists()
+
+
+def test_detection_trains_and_evaluates_on_the_cpu(
+        demo_checkpoint, scenes, tmp_path):
+    from mmdet.registry import MODELS
+
+    import randsac_mm.downstream  # noqa: F401
+    cfg = Config.fromfile(DET)
+    assert cfg.model.backbone.window_size == 8  # true windows of 16x16
+    assert cfg.model.roi_head.bbox_head.num_classes == 10
+    with DefaultScope.overwrite_default_scope('mmdet'):
+        MODELS.build(cfg.model)
+    ann = f'{scenes}/annotations/instances_validation.json'
+    out = run_tool(['tools/train.py', DET, '--device', 'cpu', '--work-dir',
+                    tmp_path / 'w', *options(demo_checkpoint, scenes, dict(
+                        max_epochs=1, val_interval=1)),
+                    f'val_evaluator.ann_file={ann}',
+                    # After a few iterations no box scores 0.05: keep every
+                    # box so that the COCO metrics are computed.
+                    'model.test_cfg.rcnn.score_thr=0.0'])
+    log = out.stdout + out.stderr
+    assert re.search(r'coco/bbox_mAP: -?\d+\.\d+', log), log[-3000:]
+    assert re.search(r'coco/segm_mAP: -?\d+\.\d+', log)
