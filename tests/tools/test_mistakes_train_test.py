@@ -193,6 +193,10 @@ ROWS = [
     ('train-data-config', [TRAIN, DATA, *CPU],
      r'^tools/train\.py: error: config: digits\.py is a data config '
      r'\(dataloaders, no model\); this tool takes ', None),
+    ('train-runtime-config',
+     [TRAIN, 'configs/_base_/default_runtime.py', *CPU],
+     r'^tools/train\.py: error: config: default_runtime\.py is a runtime '
+     r'config \(hooks and environment, no model, no data\); ', None),
     ('train-missing-config', [TRAIN, 'configs/nope.py', *CPU],
      r"^tools/train\.py: error: config: no such file 'configs/nope\.py'",
      None),
