@@ -4,15 +4,12 @@
 # M=2, 16 -> 4, transformer-skip decoder), raw pixel targets so that the
 # reconstruction pictures read as digits. 10 epochs.
 _base_ = [
-    '../_base_/default_runtime.py',
-    '../_base_/models/randsac_vit-mini-p4.py',
-    '../_base_/datasets/mnist5k_randsac.py',
+    './_base_/randsac_vit-mini-p4_mnist.py',
     '../_base_/schedules/small_scale_adamw_10e.py',
 ]
 from randsac_mm.segments.config import with_segments  # noqa: E402
 
 default_hooks = _base_.schedule_hooks
-model = dict(neck=dict(skip_connection=True))
 train_dataloader = dict(dataset=dict(pipeline=with_segments(
     _base_.train_pipeline, segment='square', square_size=2, hierarchy=(4, ),
     serialization='random')))

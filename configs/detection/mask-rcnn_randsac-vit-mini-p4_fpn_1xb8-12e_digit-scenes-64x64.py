@@ -3,9 +3,10 @@
 # runtime) with what the scale requires, for the small transfer study on a
 # CPU (docs/transfer.md):
 # - the encoder of the demo's MNIST pretraining (6 x 96, patch 4) at the
-#   scenes' 64 px: 16x16 tokens; taps after blocks (1, 2, 3, 5), which
-#   attend globally, blocks 0 and 4 within 8x8 token windows (2x2 true
-#   windows: 8 divides 16);
+#   scenes' 64 px: 16x16 tokens, with its pretraining's normalisation
+#   (MNIST5k's statistics, not ImageNet's); taps after blocks (1, 2, 3,
+#   5), which attend globally, blocks 0 and 4 within 8x8 token windows
+#   (2x2 true windows: 8 divides 16);
 # - at patch 4 the pyramid's scales (4, 2, 1, 0.5) give strides 1, 2, 4, 8
 #   (ViT-B/16's 4, 8, 16, 32 are the same multiples of its token grid): the
 #   RPN's anchors and the RoI extractors follow (anchors of 8 to 128 px for
@@ -23,11 +24,13 @@ _base_ = [
     '../_base_/datasets/digit_scenes_instance.py',
     '../_base_/schedules/mask-rcnn_adamw_digit-scenes_12e.py',
     '../_base_/det_runtime.py',
+    '../_base_/normalisation/mnist5k.py',
 ]
 norm_cfg = dict(type='BN', requires_grad=True)
 channels = 64
 strides = [1, 2, 4, 8]
 model = dict(
+    data_preprocessor=dict(mean=_base_.mnist5k_mean, std=_base_.mnist5k_std),
     backbone=dict(arch=dict(_delete_=True, **_base_.encoder_arch),
                   img_size=_base_.image_size[0], patch_size=4,
                   out_indices=(1, 2, 3, 5), window_size=8),

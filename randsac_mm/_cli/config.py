@@ -11,7 +11,8 @@ from .paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 
 __all__ = ['CfgOptionsAction', 'LAUNCHER_ENV', 'add_common_args',
            'check_launcher',
-           'enable_amp', 'load_run_config', 'read_config', 'set_epochs']
+           'enable_amp', 'load_run_config', 'read_config', 'set_epochs',
+           'set_iterations']
 
 class CfgOptionsAction(DictAction):
     """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
@@ -213,17 +214,33 @@ def set_epochs(cfg, epochs):
     checkpointing happen at the end.
     """
     cfg.train_cfg.max_epochs = epochs
+    _fit_schedule(cfg, epochs, by_epoch=True)
+
+
+def set_iterations(cfg, iters):
+    """``set_epochs`` for an iteration-based schedule
+    (``IterBasedTrainLoop``, schedulers counted in iterations)."""
+    cfg.train_cfg.max_iters = iters
+    _fit_schedule(cfg, iters, by_epoch=False)
+
+
+def _fit_schedule(cfg, length, by_epoch):
+    """The schedulers, validation and checkpoint of a run of ``length``
+    epochs (``by_epoch``) or iterations. A scheduler counted in the other
+    unit (an epoch-based run's warmup of N iterations) is kept as it is."""
     if 'val_interval' in cfg.train_cfg:
-        cfg.train_cfg.val_interval = epochs
+        cfg.train_cfg.val_interval = length
     warmup_end = 0
     for scheduler in cfg.param_scheduler:
+        if scheduler.get('by_epoch', True) != by_epoch:
+            continue
         if scheduler['type'] == 'LinearLR':
-            scheduler['end'] = min(scheduler['end'], max(epochs // 10, 1))
+            scheduler['end'] = min(scheduler['end'], max(length // 10, 1))
             warmup_end = scheduler['end']
         else:
-            # A one-epoch run has no room after its warmup: overlap them.
+            # A one-step run has no room after its warmup: overlap them.
             scheduler['begin'] = min(scheduler.get('begin', 0), warmup_end) \
-                if warmup_end < epochs else 0
-            scheduler['end'] = epochs
+                if warmup_end < length else 0
+            scheduler['end'] = length
             scheduler.pop('T_max', None)  # defaults to end - begin
-    cfg.default_hooks.checkpoint.interval = epochs
+    cfg.default_hooks.checkpoint.interval = length

@@ -88,9 +88,16 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
     backbone = encoder_state(state, prefix, PretrainedCheckpointError,
                              f'{ARGUMENT} {checkpoint!r}')
     matching = _matching_configs(loaded)
+    suggestion = f'evaluate it with {" or ".join(matching)}' if matching \
+        else None
+    if 'cls_token' in backbone and 'cls_token' not in unused_keys and \
+            getattr(module, 'cls_token', None) is None:
+        # MAE's encoder has a class token, with its own position embedding.
+        suggestion = ('convert it first with tools/model_converters/'
+                      'randsac2downstream.py, which drops its class token '
+                      "and that token's position embedding")
     check_fit(module.state_dict(), backbone, ARGUMENT, name or checkpoint,
               'init', target='the backbone', kind=guess_kind(state),
-              suggestion=f'evaluate it with {" or ".join(matching)}'
-              if matching else None, error=PretrainedCheckpointError,
+              suggestion=suggestion, error=PretrainedCheckpointError,
               not_expected=getattr(module, 'NEW_MODULE_PREFIXES', ()),
               may_remain=unused_keys)

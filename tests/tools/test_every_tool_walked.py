@@ -29,7 +29,8 @@ from ..tool_runs import REPO_ROOT, parser_of, run_in_process
 PYTHON_TOOLS = sorted(osp.relpath(p, REPO_ROOT) for p in glob.glob(
     osp.join(REPO_ROOT, 'tools', '**', '*.py'), recursive=True))
 # User commands outside tools/ that take paths.
-COMMANDS = PYTHON_TOOLS + ['experiments.demo', 'experiments.digit_scenes']
+COMMANDS = PYTHON_TOOLS + ['experiments.demo', 'experiments.digit_scenes',
+                           'experiments.transfer_small']
 SCRIPTS = sorted(osp.relpath(p, REPO_ROOT) for p in glob.glob(
     osp.join(REPO_ROOT, 'tools', '*.sh')))
 DEMO = 'configs/demo/'

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.heavy
 
 DEMO = f'{REPO_ROOT}/configs/demo/randsac_vit-mini-p4_square-16to4_mnist.py'
 SEG = (f'{REPO_ROOT}/configs/segmentation/'
-       'upernet_randsac-vit-mini-p4_1xb8-1k_digit-scenes-64x64.py')
+       'upernet_randsac-vit-mini-p4_1xb8-4k_digit-scenes-64x64.py')
 DET = (f'{REPO_ROOT}/configs/detection/'
        'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py')
 

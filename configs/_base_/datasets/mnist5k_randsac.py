@@ -3,10 +3,11 @@
 # installs, the same on every machine. The paper's crop and the layout
 # step, without the flip (digits are not mirror-symmetric); in the main
 # process, for `make demo` on 2 CPU cores.
+_base_ = ['../normalisation/mnist5k.py']
 data_preprocessor = dict(
     type='SelfSupDataPreprocessor',
-    mean=[25.59] * 3,  # statistics of the padded training digits
-    std=[70.23] * 3,
+    mean=_base_.mnist5k_mean,
+    std=_base_.mnist5k_std,
     to_rgb=False,
     non_blocking=True)
 # The layout step has the token grid only: each pretraining config states

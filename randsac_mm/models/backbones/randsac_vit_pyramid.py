@@ -22,8 +22,14 @@ from .randsac_vit import RandSACViT
 __all__ = ['RandSACViTPyramid']
 
 
+# The rescalings the pyramid can make of the encoder's token grid: ViTDet's
+# and BEiT's (4, 2, 1, 0.5), and a coarser 0.25 for inputs of few tokens
+# (the digit scenes' 16x16 grid, whose finest map needs no stride 1).
+PYRAMID_SCALES = (4, 2, 1, 0.5, 0.25)
+
+
 def _rescale(embed_dims, scale, norm_cfg):
-    """stride-16 features -> stride 16 / scale (scale in 4, 2, 1, 0.5)."""
+    """Token grid [B, C, h, w] -> [B, C, h * scale, w * scale]."""
     if scale == 4:
         return nn.Sequential(
             nn.ConvTranspose2d(embed_dims, embed_dims, 2, stride=2),
@@ -33,9 +39,10 @@ def _rescale(embed_dims, scale, norm_cfg):
         return nn.ConvTranspose2d(embed_dims, embed_dims, 2, stride=2)
     if scale == 1:
         return nn.Identity()
-    if scale == 0.5:
-        return nn.MaxPool2d(kernel_size=2, stride=2)
-    raise ValueError(f'pyramid scales must be among (4, 2, 1, 0.5), got '
+    if scale in (0.5, 0.25):
+        return nn.MaxPool2d(kernel_size=int(1 / scale),
+                            stride=int(1 / scale))
+    raise ValueError(f'pyramid scales must be among {PYRAMID_SCALES}, got '
                      f'{scale}')
 
 
@@ -95,7 +102,8 @@ class RandSACViTPyramid(RandSACViT):
     Args:
         out_indices (tuple[int]): blocks whose outputs feed the pyramid,
             default (3, 5, 7, 11).
-        scales (tuple[float]): rescaling of each, default (4, 2, 1, 0.5).
+        scales (tuple[float]): rescaling of each, default (4, 2, 1, 0.5);
+            each one of ``PYRAMID_SCALES``.
         norm_cfg (dict): norm inside the x4 upsampling (BN for UperNet,
             as BEiT; SyncBN on multi-GPU runs; GroupNorm in the detection
             benchmark of Li et al. 2021).

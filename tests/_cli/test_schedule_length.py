@@ -1,0 +1,49 @@
+"""set_epochs and set_iterations: a config's schedule at another length,
+its warmup kept (capped at a tenth), the decay ending with the run."""
+import os.path as osp
+
+from mmengine.config import Config
+
+from randsac_mm._cli.config import set_epochs, set_iterations
+
+from ..conftest import REPO_ROOT
+
+SEGMENTATION = osp.join(
+    REPO_ROOT, 'configs', 'segmentation',
+    'upernet_randsac-vit-mini-p4_1xb8-4k_digit-scenes-64x64.py')
+DEMO = osp.join(REPO_ROOT, 'configs', 'demo',
+                'randsac_vit-mini-p4_square-16to4_mnist.py')
+
+
+def _spans(cfg):
+    return [(s['type'], s.get('begin', 0), s['end'])
+            for s in cfg.param_scheduler]
+
+
+def test_iterations_keep_the_warmup_and_end_the_decay_with_the_run():
+    cfg = Config.fromfile(SEGMENTATION)
+    assert _spans(cfg) == [('LinearLR', 0, 50), ('PolyLR', 50, 4000)]
+    set_iterations(cfg, 1000)
+    assert cfg.train_cfg.max_iters == cfg.train_cfg.val_interval == 1000
+    assert cfg.default_hooks.checkpoint.interval == 1000
+    assert _spans(cfg) == [('LinearLR', 0, 50), ('PolyLR', 50, 1000)]
+    set_iterations(cfg, 20)  # the warmup capped at a tenth of the run
+    assert _spans(cfg) == [('LinearLR', 0, 2), ('PolyLR', 2, 20)]
+
+
+def test_epochs_do_the_same_in_epochs():
+    cfg = Config.fromfile(DEMO)
+    set_epochs(cfg, 1)  # one epoch: no room after the warmup
+    assert cfg.train_cfg.max_epochs == 1
+    assert [(t, b, e) for t, b, e in _spans(cfg)] == [
+        ('LinearLR', 0, 1), (cfg.param_scheduler[1]['type'], 0, 1)]
+
+
+def test_a_warmup_in_iterations_stays_in_an_epoch_based_run():
+    cfg = Config.fromfile(osp.join(
+        REPO_ROOT, 'configs', 'detection',
+        'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py'))
+    set_epochs(cfg, 2)
+    warmup, steps = cfg.param_scheduler
+    assert (warmup.by_epoch, warmup.end) == (False, 100)  # iterations
+    assert (steps.begin, steps.end) == (0, 2)

@@ -1,0 +1,185 @@
+"""The small dense transfer study (experiments.transfer_small): its quick
+run end to end through mmseg's and mmdet's Runner loops, and its
+bookkeeping (records reused, other settings refused, the table)."""
+import json
+import os.path as osp
+
+import pytest
+from PIL import Image
+
+from experiments import transfer_small
+
+from ..conftest import REPO_ROOT, run_tool
+from ..tool_runs import run_command
+
+STUDY = ['-m', 'experiments.transfer_small']
+
+
+@pytest.fixture(scope='module')
+def quick(tmp_path_factory):
+    work = tmp_path_factory.mktemp('transfer_small')
+    out = run_tool([*STUDY, '--quick', '--work-dir', work], timeout=900)
+    return work, out
+
+
+@pytest.mark.heavy(minutes=3)
+def test_quick_study_writes_records_table_and_pictures(quick):
+    work, out = quick
+    records = work / 'records'
+    table = json.loads((work / 'records.json').read_text())
+    inits = transfer_small.QUICK['inits']
+    expected = [(task, init, 0, metric)
+                for task in transfer_small.QUICK['tasks']
+                for init in inits
+                for metric in transfer_small.TASKS[task]['metrics']]
+    assert [(r['task'], r['init'], r['seed'], r['metric'])
+            for r in table['rows']] == expected
+    for row in table['rows']:
+        assert 0 <= row['value'] <= 100
+    run = json.loads(
+        (records / 'segmentation_randsac-square_seed0.json').read_text())
+    assert run['settings']['length'] == dict(iters=4)
+    assert run['settings']['pretraining'] == dict(
+        name='randsac-square', epochs=1, digits=64)
+    steps = [step for step, _ in run['losses']]
+    assert steps and steps == sorted(steps) and steps[-1] <= 4
+    random = json.loads(
+        (records / 'detection_random_seed0.json').read_text())
+    assert random['settings']['pretraining'] is None
+    assert set(random['metrics']) == {'bbox_mAP', 'segm_mAP'}
+    pretraining = json.loads(
+        (records / 'pretrain_randsac-square.json').read_text())
+    assert pretraining['settings']['epochs'] == 1
+    # Two initialisations over random: each has its gain; random has none.
+    gains = {(e['task'], e['metric'], e['init']): e.get('gain_over_random')
+             for e in table['summary']}
+    assert gains[('segmentation', 'mIoU', 'random')] is None
+    assert gains[('segmentation', 'mIoU', 'randsac-square')] == \
+        pytest.approx(run['metrics']['mIoU'] - json.loads(
+            (records / 'segmentation_random_seed0.json').read_text()
+        )['metrics']['mIoU'])
+    # The frozen readout of each encoder: tokens of single digits and of
+    # scenes, percentages over held-out tokens.
+    assert set(table['token_identity']) == {'random', 'randsac-square'}
+    for accuracy in table['token_identity'].values():
+        assert 0 < accuracy['digits'] < 100 and 0 < accuracy['scenes'] < 100
+        assert accuracy['digit_tokens'] > 1000
+        assert accuracy['scene_tokens'] > 100
+    assert 'token identity, frozen (%): random: digits' in out.stdout
+    assert set(table['minutes']) == {'pretraining', 'readout', 'downstream'}
+    assert table['minutes']['downstream'] == pytest.approx(sum(
+        json.loads(p.read_text())['minutes']
+        for p in records.glob('*_seed0.json')))
+    for task in ('segmentation', 'detection'):
+        width, height = Image.open(records / f'{task}.png').size
+        assert width > 400 and height > 400
+    assert '| segmentation | mIoU | randsac-square | 1 |' in out.stdout
+
+
+@pytest.mark.heavy
+def test_a_second_run_reuses_every_record(quick):
+    work, _ = quick
+    before = (work / 'records.json').read_text()
+    again = run_tool([*STUDY, '--quick', '--work-dir', work,
+                      '--report-only'], timeout=120)
+    assert 'Iter(train)' not in again.stdout + again.stderr
+    assert json.loads((work / 'records.json').read_text())['rows'] == \
+        json.loads(before)['rows']
+
+
+@pytest.mark.heavy
+def test_records_of_other_settings_stop_the_study(quick):
+    work, _ = quick
+    out = run_command([*STUDY, '--quick', '--work-dir', work,
+                       '--segmentation-iters', '5', '--tasks',
+                       'segmentation'])
+    assert out.returncode == 2
+    [line] = out.stderr.strip().splitlines()
+    assert 'segmentation_randsac-square_seed0.json records other ' \
+        'settings' in line
+    assert 'Iter(train)' not in out.stdout
+
+
+def test_unknown_initialisation_is_refused_with_the_choices():
+    with pytest.raises(SystemExit):
+        transfer_small.parse_args(['--inits', 'imagenet'])
+    with pytest.raises(transfer_small.UserError, match='--tasks: nope'):
+        transfer_small.TransferSettings(tasks=('nope', ))
+
+
+def test_each_task_runs_its_initialisations_seed_major():
+    settings = transfer_small.TransferSettings(seeds=(0, 1))
+    runs = settings.runs_of('detection')
+    assert runs[:4] == [(init, 0) for init in
+                        transfer_small.TASKS['detection']['inits']]
+    assert ('randsac-square-frozen', 0) not in runs
+    assert ('randsac-square-frozen', 1) in settings.runs_of('segmentation')
+
+
+@pytest.fixture(scope='module')
+def mae_checkpoint(tmp_path_factory):
+    """A checkpoint of the study's MAE pretraining model (class token,
+    8x8 tokens), its weights moved off their initial values."""
+    import torch
+    from mmengine.config import Config
+
+    import randsac_mm.registration  # noqa: F401
+    from randsac_mm._cli.checks import build_model_for_checks
+    torch.manual_seed(0)
+    model = build_model_for_checks(Config.fromfile(
+        osp.join(REPO_ROOT, transfer_small.PRETRAININGS['mae'])))
+    assert model.backbone.cls_token is not None
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    path = tmp_path_factory.mktemp('mae') / 'epoch_1.pth'
+    torch.save({'state_dict': model.state_dict(), 'meta': {}}, path)
+    return str(path)
+
+
+def _segmentation_model(checkpoint):
+    from mmengine.config import Config
+    from mmengine.registry import DefaultScope
+    from mmseg.registry import MODELS
+
+    import randsac_mm.downstream  # noqa: F401
+    cfg = Config.fromfile(osp.join(
+        REPO_ROOT, transfer_small.TASKS['segmentation']['config']))
+    cfg.model.backbone.init_cfg.checkpoint = checkpoint
+    with DefaultScope.overwrite_default_scope('mmseg'):
+        model = MODELS.build(cfg.model)
+        model.init_weights()
+    return model
+
+
+def test_an_mae_checkpoint_reaches_the_pyramid_through_the_converter(
+        mae_checkpoint):
+    import torch
+    from mmpretrain.models.utils import resize_pos_embed
+    encoder = transfer_small.downstream_encoder(mae_checkpoint, 64)
+    assert encoder.endswith('epoch_1_encoder-64px.pth')
+    model = _segmentation_model(encoder)
+    source = torch.load(mae_checkpoint)['state_dict']
+    loaded = model.backbone.state_dict()
+    keys = [k for k in loaded if not k.startswith('fpn')]
+    assert 'layers.5.ffn.layers.1.weight' in keys
+    for key in keys:
+        expected = source['backbone.' + key]
+        if key == 'pos_embed':  # its class token's entry dropped, 8 -> 16
+            expected = resize_pos_embed(expected[:, 1:], (8, 8), (16, 16),
+                                        'bicubic', 0)
+        torch.testing.assert_close(loaded[key], expected, rtol=0, atol=0,
+                                   msg=key)
+    # Converted once: a second call reuses the file.
+    assert transfer_small.downstream_encoder(mae_checkpoint, 64) == encoder
+
+
+def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
+        mae_checkpoint):
+    from randsac_mm.checkpoint import PretrainedCheckpointError
+    with pytest.raises(PretrainedCheckpointError) as error:
+        _segmentation_model(mae_checkpoint)
+    message = str(error.value)
+    assert '(cls_token)' in message
+    assert 'convert it first with tools/model_converters/' \
+        'randsac2downstream.py' in message
