@@ -128,7 +128,10 @@ def test_pretraining_losses_equal_the_recorded_ones(pretrained_checkpoints):
 # Evaluated by tools/analysis/eval_frozen.py, which builds the encoder from
 # the pretraining config itself (no evaluation config of matching shape).
 FROZEN_EVALUATED = ('small_scale/',
-                    'demo/randsac_vit-mini-p4_square-16to4_mnist')
+                    'demo/randsac_vit-mini-p4_square-16to4_mnist',
+                    # the small transfer study's readout and initialisations
+                    'demo/randsac_vit-mini-p4_patch-random_mnist',
+                    'demo/mae_vit-mini-p4_mnist')
 
 
 def eval_configs(path):

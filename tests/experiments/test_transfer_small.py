@@ -18,7 +18,10 @@ STUDY = ['-m', 'experiments.transfer_small']
 @pytest.fixture(scope='module')
 def quick(tmp_path_factory):
     work = tmp_path_factory.mktemp('transfer_small')
-    out = run_tool([*STUDY, '--quick', '--work-dir', work], timeout=900)
+    # In a process of its own: mmseg's and mmdet's Runners leave their
+    # default scope behind, which other tests in this worker would inherit.
+    out = run_tool([*STUDY, '--quick', '--work-dir', work], timeout=900,
+                   own_process=True)
     return work, out
 
 
