@@ -189,6 +189,20 @@ def train_resuming(cfg, folder):
     return runner, resumed
 
 
+def check_digits(dataset, digits):
+    """``digits``, the first N images of the pretraining's training split
+    (mmengine's ``indices``), refused if the split (config ``dataset``)
+    has fewer: ``indices`` would silently take the whole split."""
+    from mmpretrain.registry import DATASETS
+
+    import randsac_mm.registration  # noqa: F401  (registers)
+    size = len(DATASETS.build(dict(dataset, indices=None, pipeline=[])))
+    if digits > size:
+        raise UserError(f'pretrain_digits: {digits} is more than the '
+                        f'{size} images of {dataset.type}\'s training split')
+    return digits
+
+
 def pretrain(name, settings, log=print):
     """Pretrains ``name`` (of ``PRETRAININGS``) once, with seed 0, or reuses
     its record; returns its final checkpoint's path and the minutes it
@@ -213,8 +227,8 @@ def pretrain(name, settings, log=print):
     set_epochs(cfg, settings.pretrain_epochs)
     cfg.randomness = dict(seed=0)
     cfg.experiment_name = f'pretrain_{name}'
-    if settings.pretrain_digits < 4000:
-        cfg.train_dataloader.dataset.indices = settings.pretrain_digits
+    cfg.train_dataloader.dataset.indices = check_digits(
+        cfg.train_dataloader.dataset, settings.pretrain_digits)
     _, resumed = train_resuming(cfg, folder)
     losses = logged_scalars(folder)
     minutes = (time.time() - start) / 60
@@ -229,9 +243,11 @@ def downstream_encoder(checkpoint, img_size):
     load it, by the converter users run (randsac2downstream.py): the same
     step for every pretraining, and the one that takes MAE's (its class
     token dropped). Written once beside the checkpoint; returns its path."""
-    import torch
-
-    from randsac_mm.checkpoint import convert_for_downstream, read_checkpoint
+    from randsac_mm.checkpoint import (
+        convert_for_downstream,
+        read_checkpoint,
+        save_atomic,
+    )
     out = checkpoint[:-len('.pth')] + f'_encoder-{img_size}px.pth'
     if osp.isfile(out):
         return out
@@ -239,10 +255,8 @@ def downstream_encoder(checkpoint, img_size):
     depth = 1 + max(int(k.split('.')[2]) for k in state
                     if k.startswith('backbone.layers.'))
     encoder, _ = convert_for_downstream(state, img_size, num_layers=depth)
-    torch.save(dict(state_dict=encoder, meta=dict(converted_from=checkpoint)),
-               out + '.tmp')
-    os.replace(out + '.tmp', out)
-    return out
+    return save_atomic(
+        dict(state_dict=encoder, meta=dict(converted_from=checkpoint)), out)
 
 
 def readout(name, checkpoint, settings, log=print):
@@ -293,14 +307,7 @@ def run_config(task, init, seed, checkpoint, settings):
     if task == 'segmentation':
         set_iterations(cfg, length['iters'])
     else:
-        epochs = length['epochs']
-        scheduler = cfg.param_scheduler[-1]
-        if 'milestones' in scheduler and epochs != cfg.train_cfg.max_epochs:
-            # The steps at the same fractions of the run.
-            scheduler.milestones = [
-                m * epochs // cfg.train_cfg.max_epochs
-                for m in scheduler.milestones]
-        set_epochs(cfg, epochs)
+        set_epochs(cfg, length['epochs'])
     _, frozen = INITS[init]
     backbone = cfg.model.backbone
     if checkpoint is None:

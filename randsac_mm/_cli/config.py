@@ -210,7 +210,8 @@ def set_epochs(cfg, epochs):
 
     The warmup (``LinearLR``) keeps its length, capped at a tenth of the run
     (at least one epoch); every other scheduler runs from the warmup's end
-    (from the start in a one-epoch run) to the last epoch; validation and
+    (from the start in a one-epoch run) to the last epoch, a step
+    schedule's milestones at the same fractions of it; validation and
     checkpointing happen at the end.
     """
     cfg.train_cfg.max_epochs = epochs
@@ -227,7 +228,9 @@ def set_iterations(cfg, iters):
 def _fit_schedule(cfg, length, by_epoch):
     """The schedulers, validation and checkpoint of a run of ``length``
     epochs (``by_epoch``) or iterations. A scheduler counted in the other
-    unit (an epoch-based run's warmup of N iterations) is kept as it is."""
+    unit (an epoch-based run's warmup of N iterations) is kept as it is; a
+    step schedule's milestones (``MultiStepLR``, counted from its
+    ``begin``) move to the same fractions of its new span, rounded down."""
     if 'val_interval' in cfg.train_cfg:
         cfg.train_cfg.val_interval = length
     warmup_end = 0
@@ -237,10 +240,15 @@ def _fit_schedule(cfg, length, by_epoch):
         if scheduler['type'] == 'LinearLR':
             scheduler['end'] = min(scheduler['end'], max(length // 10, 1))
             warmup_end = scheduler['end']
-        else:
-            # A one-step run has no room after its warmup: overlap them.
-            scheduler['begin'] = min(scheduler.get('begin', 0), warmup_end) \
-                if warmup_end < length else 0
-            scheduler['end'] = length
-            scheduler.pop('T_max', None)  # defaults to end - begin
+            continue
+        old_begin, old_end = scheduler.get('begin', 0), scheduler.get('end')
+        # A one-step run has no room after its warmup: overlap them.
+        scheduler['begin'] = min(old_begin, warmup_end) \
+            if warmup_end < length else 0
+        scheduler['end'] = length
+        scheduler.pop('T_max', None)  # defaults to end - begin
+        if 'milestones' in scheduler and old_end is not None:
+            span, old_span = length - scheduler['begin'], old_end - old_begin
+            scheduler['milestones'] = [m * span // old_span
+                                       for m in scheduler['milestones']]
     cfg.default_hooks.checkpoint.interval = length

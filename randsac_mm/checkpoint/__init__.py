@@ -8,7 +8,7 @@ may read, and atomic writes.
 No model code of ours: the encoders use its loading checks, the tools its
 conversion (which resizes position embeddings with mmpretrain's helper).
 """
-from .atomic_local_backend import AtomicLocalBackend
+from .atomic_local_backend import AtomicLocalBackend, save_atomic
 from .conversion import ConversionError, convert_for_downstream
 from .fit import check_fit, guess_kind, summarise_keys, weight_mismatch
 from .latest import latest_checkpoint
@@ -24,5 +24,6 @@ __all__ = ['AtomicLocalBackend', 'ConversionError',
            'PretrainedCheckpointError', 'allow_mmengine_checkpoint_globals',
            'check_fit', 'check_pretrained_checkpoint',
            'convert_for_downstream', 'encoder_state', 'guess_kind',
-           'latest_checkpoint', 'read_checkpoint', 'stored_config',
+           'latest_checkpoint', 'read_checkpoint', 'save_atomic',
+           'stored_config',
            'summarise_keys', 'weight_mismatch']

@@ -5,7 +5,7 @@ import tempfile
 
 from mmengine.fileio import LocalBackend, register_backend
 
-__all__ = ['AtomicLocalBackend']
+__all__ = ['AtomicLocalBackend', 'save_atomic']
 
 
 def _umask():
@@ -60,3 +60,15 @@ class AtomicLocalBackend(LocalBackend):
 
 
 register_backend('atomic_local', AtomicLocalBackend)
+
+
+def save_atomic(obj, path):
+    """``torch.save(obj, path)`` through :class:`AtomicLocalBackend`: the
+    whole file or none, no temporary file left behind on failure."""
+    import io
+
+    import torch
+    data = io.BytesIO()
+    torch.save(obj, data)
+    AtomicLocalBackend().put(data.getvalue(), path)
+    return path

@@ -8,7 +8,7 @@ import time
 import pytest
 from mmengine.fileio import get_file_backend
 
-from randsac_mm.checkpoint import AtomicLocalBackend
+from randsac_mm.checkpoint import AtomicLocalBackend, save_atomic
 from randsac_mm.checkpoint.latest import latest_checkpoint
 
 from .test_latest import save_training_checkpoint
@@ -44,6 +44,24 @@ def test_failed_write_keeps_previous_file(tmp_path, monkeypatch):
         backend().put(b'new', target)
     assert target.read_bytes() == b'old complete checkpoint'
     assert [p.name for p in tmp_path.iterdir()] == ['epoch_1.pth']
+
+
+class Unpicklable:
+    def __reduce__(self):
+        raise ValueError('not picklable')
+
+
+def test_save_atomic_writes_what_torch_load_reads(tmp_path):
+    import torch
+    target = tmp_path / 'encoder.pth'
+    assert save_atomic({'state_dict': {'w': torch.arange(3)}},
+                       target) == target
+    assert torch.load(target)['state_dict']['w'].tolist() == [0, 1, 2]
+    # An object torch.save cannot write fails before the file is touched.
+    with pytest.raises(ValueError, match='not picklable'):
+        save_atomic({'state_dict': Unpicklable()}, target)
+    assert torch.load(target)['state_dict']['w'].tolist() == [0, 1, 2]
+    assert [p.name for p in tmp_path.iterdir()] == ['encoder.pth']
 
 
 WRITER = """

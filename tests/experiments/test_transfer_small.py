@@ -110,6 +110,16 @@ def test_unknown_initialisation_is_refused_with_the_choices():
         transfer_small.TransferSettings(tasks=('nope', ))
 
 
+def test_pretraining_digits_beyond_the_split_are_refused():
+    from mmengine.config import Config
+    dataset = Config.fromfile(
+        transfer_small.PRETRAININGS['mae']).train_dataloader.dataset
+    assert transfer_small.check_digits(dataset, 4000) == 4000
+    with pytest.raises(transfer_small.UserError,
+                       match='pretrain_digits: 4001 is more than the 4000'):
+        transfer_small.check_digits(dataset, 4001)
+
+
 def test_each_task_runs_its_initialisations_seed_major():
     settings = transfer_small.TransferSettings(seeds=(0, 1))
     runs = settings.runs_of('detection')

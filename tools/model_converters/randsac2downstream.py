@@ -41,9 +41,7 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
     # After the arguments are checked: a mistake is reported at once.
-    import io
 
-    import torch
 
     import randsac_mm.registration  # noqa: F401  (allowlists mmengine checkpoint globals)
     from randsac_mm.checkpoint.conversion import (
@@ -63,13 +61,10 @@ def main(argv=None):
     kept = sum(1 for _, w in report if not w.startswith('dropped'))
     print(f'{kept} encoder tensors for {args.to} at {img_size} px, '
           f'{len(report) - kept} dropped')
-    from randsac_mm.checkpoint import AtomicLocalBackend
-    data = io.BytesIO()
-    torch.save({'state_dict': converted,
-                'meta': dict(converted_from=osp.abspath(args.src),
-                             target=args.to, img_size=img_size)}, data)
-    # Atomic: never a truncated output, no temporary file left on failure.
-    AtomicLocalBackend().put(data.getvalue(), args.dst)
+    from randsac_mm.checkpoint import save_atomic
+    save_atomic({'state_dict': converted,
+                 'meta': dict(converted_from=osp.abspath(args.src),
+                              target=args.to, img_size=img_size)}, args.dst)
     print(f'written {args.dst}')
 
 
