@@ -27,6 +27,7 @@ init, seed, metric, value``) goes to ``<records>.json`` and one picture per
 task (validation scenes, ground truth and each initialisation's prediction
 at the first seed) beside it.
 """
+import copy
 import functools
 import json
 import os
@@ -132,7 +133,7 @@ class TransferSettings:
 
 @functools.cache
 def task_config(task):
-    """The task's config as written (a copy to change)."""
+    """The task's config as written (read once; deep-copy it to change)."""
     from mmengine.config import Config
     return Config.fromfile(TASKS[task]['config'])
 
@@ -301,7 +302,9 @@ def point_at_scenes(cfg, scenes):
 def run_config(task, init, seed, checkpoint, settings):
     """The task's config for one run: its length, the study's scenes, the
     initialisation, the seed."""
-    cfg = task_config(task).copy()
+    # A deep copy: Config.copy() shares the nested dicts, so one run's
+    # init (None for random, frozen stages) would reach the next.
+    cfg = copy.deepcopy(task_config(task))
     point_at_scenes(cfg, settings.scenes)
     length = run_length(task, settings)
     if task == 'segmentation':

@@ -120,6 +120,27 @@ def test_pretraining_digits_beyond_the_split_are_refused():
         transfer_small.check_digits(dataset, 4001)
 
 
+def test_one_runs_config_changes_nothing_in_the_next():
+    # The order of a seed: random init (no checkpoint), then the frozen
+    # encoder, then the next seed's first pretraining; and the readout's
+    # changes to the encoder (img_size, scales) in between.
+    settings = transfer_small.TransferSettings()
+    cfg = transfer_small.run_config('segmentation', 'random', 0, None,
+                                    settings)
+    assert cfg.model.backbone.init_cfg is None
+    cfg.model.backbone.scales = (1, 1, 1, 1)
+    frozen = transfer_small.run_config(
+        'segmentation', 'randsac-square-frozen', 0, 'a.pth', settings)
+    assert frozen.model.backbone.init_cfg.checkpoint == 'a.pth'
+    assert frozen.model.backbone.frozen_stages == 'all'
+    assert frozen.model.backbone.scales == (2, 1, 0.5, 0.25)
+    square = transfer_small.run_config('segmentation', 'randsac-square', 1,
+                                       'b.pth', settings)
+    assert square.model.backbone.init_cfg.checkpoint == 'b.pth'
+    assert square.model.backbone.get('frozen_stages') != 'all'
+    assert square.randomness.seed == 1 and frozen.randomness.seed == 0
+
+
 def test_each_task_runs_its_initialisations_seed_major():
     settings = transfer_small.TransferSettings(seeds=(0, 1))
     runs = settings.runs_of('detection')
