@@ -81,6 +81,18 @@ def train_iterations(log_text):
         r'Epoch\(train\)\s+\[(\d+)\]\[\s*(\d+)/(\d+)\]', log_text)]
 
 
+def save_moved_checkpoint(model, path, meta=None):
+    """Saves ``model`` as a checkpoint (``state_dict``, ``meta``) after
+    moving every parameter off its initial value (+ N(0, 0.02)), so that a
+    test comparing loaded tensors sees every one matter. Returns ``path``
+    as a str."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    torch.save({'state_dict': model.state_dict(), 'meta': meta or {}}, path)
+    return str(path)
+
+
 def free_port():
     import socket
     with socket.socket() as s:

@@ -11,7 +11,7 @@ from randsac_mm.apis import build_model, load_model
 from randsac_mm.checkpoint.export import export_hf, export_timm
 from randsac_mm.evaluation.frozen_features import pooled
 
-from ..conftest import REPO_ROOT, run_tool
+from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
 
 SMALL = f'{REPO_ROOT}/configs/small_scale/'
 CONFIGS = {
@@ -28,12 +28,8 @@ def checkpoint(kind, tmp_path):
     their initial values so every tensor matters."""
     cfg = Config.fromfile(CONFIGS[kind])
     model = build_model(cfg, seed=0)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.02)
     path = tmp_path / f'{kind}.pth'
-    torch.save(dict(state_dict=model.state_dict(),
-                    meta=dict(cfg=cfg.pretty_text)), path)
+    save_moved_checkpoint(model, path, meta=dict(cfg=cfg.pretty_text))
     return path
 
 

@@ -9,7 +9,7 @@ from PIL import Image
 
 from experiments import transfer_small
 
-from ..conftest import REPO_ROOT, run_tool
+from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
 from ..tool_runs import run_command
 
 STUDY = ['-m', 'experiments.transfer_small']
@@ -163,12 +163,8 @@ def mae_checkpoint(tmp_path_factory):
     model = build_model_for_checks(Config.fromfile(
         osp.join(REPO_ROOT, transfer_small.PRETRAININGS['mae'])))
     assert model.backbone.cls_token is not None
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.02)
-    path = tmp_path_factory.mktemp('mae') / 'epoch_1.pth'
-    torch.save({'state_dict': model.state_dict(), 'meta': {}}, path)
-    return str(path)
+    return save_moved_checkpoint(
+        model, tmp_path_factory.mktemp('mae') / 'epoch_1.pth')
 
 
 def _segmentation_model(checkpoint):

@@ -13,7 +13,7 @@ from mmpretrain.models.utils import resize_pos_embed
 import randsac_mm.downstream  # noqa: F401
 
 from .. import data_factory
-from ..conftest import REPO_ROOT, run_tool
+from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
 
 pytestmark = pytest.mark.heavy
 
@@ -42,12 +42,8 @@ def pretrained(tmp_path_factory):
             neck=dict(type='RandSACDecoder', num_layers=1, num_heads=2),
             head=dict(type='RandSACPretrainHead')))
         model.init_weights()
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.02)
-    path = tmp_path_factory.mktemp('ckpt') / 'randsac.pth'
-    torch.save({'state_dict': model.state_dict(), 'meta': {}}, path)
-    return str(path)
+    return save_moved_checkpoint(
+        model, tmp_path_factory.mktemp('ckpt') / 'randsac.pth')
 
 
 def tiny_seg_config(tmp_path, checkpoint, data_root):

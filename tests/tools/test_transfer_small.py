@@ -11,7 +11,7 @@ from mmpretrain.models.utils import resize_pos_embed
 
 from experiments import digit_scenes
 
-from ..conftest import REPO_ROOT, run_tool
+from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
 
 pytestmark = pytest.mark.heavy
 
@@ -37,12 +37,8 @@ def demo_checkpoint(tmp_path_factory):
     from randsac_mm._cli.checks import build_model_for_checks
     torch.manual_seed(0)
     model = build_model_for_checks(Config.fromfile(DEMO))
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.02)
-    path = tmp_path_factory.mktemp('ckpt') / 'demo.pth'
-    torch.save({'state_dict': model.state_dict(), 'meta': {}}, path)
-    return str(path)
+    return save_moved_checkpoint(
+        model, tmp_path_factory.mktemp('ckpt') / 'demo.pth')
 
 
 def options(checkpoint, scenes, length):
