@@ -25,7 +25,8 @@ is reused, an interrupted run resumes from its last checkpoint, so the
 study may stop and continue across sessions. The table (rows of ``task,
 init, seed, metric, value``) goes to ``<records>.json`` and one picture per
 task (validation scenes, ground truth and each initialisation's prediction
-at the first seed) beside it.
+at the first seed, from the runs whose checkpoints are here, a report's
+too) beside it.
 """
 import copy
 import functools
@@ -311,6 +312,11 @@ def run_config(task, init, seed, checkpoint, settings):
         set_iterations(cfg, length['iters'])
     else:
         set_epochs(cfg, length['epochs'])
+    # A checkpoint at each quarter, the latest kept: a study stopped in a
+    # run (the end of a session) resumes it there, not from its start.
+    steps, = length.values()
+    cfg.default_hooks.checkpoint.update(interval=max(steps // 4, 1),
+                                        max_keep_ckpts=1)
     _, frozen = INITS[init]
     backbone = cfg.model.backbone
     if checkpoint is None:
@@ -473,7 +479,7 @@ def run_study(settings, log=print):
                   summary=summary(rows, settings), token_identity=readouts,
                   minutes=minutes)
     write_json(settings.records.rstrip('/') + '.json', result)
-    if not (settings.report_only or settings.readout_only):
+    if not settings.readout_only:  # a report too: from the runs here
         from .transfer_small_pictures import draw_predictions
         for task in settings.tasks:
             draw_predictions(task, settings, log)

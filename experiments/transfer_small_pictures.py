@@ -20,21 +20,22 @@ def _final_checkpoint(folder, task, settings):
     return path if osp.isfile(path) else None
 
 
-def _predict(task, init, seed, settings, items):
-    """The run's final model on ``items`` (the validation data set's first
-    scenes): a list of data samples with predictions, or None when the run
-    has no final checkpoint here."""
+def _run_checkpoint(task, init, seed, settings):
+    """The final checkpoint of the run, or None when it has none here."""
+    folder = osp.join(settings.work_dir, 'runs',
+                      f'{task}_{init}_seed{seed}')
+    return _final_checkpoint(folder, task, settings)
+
+
+def _predict(task, init, seed, settings, items, checkpoint):
+    """The run's final model (``checkpoint``) on ``items`` (the validation
+    data set's first scenes): a list of data samples with predictions."""
     import torch
     from mmengine.dataset import pseudo_collate
     from mmengine.registry import DefaultScope
     from mmengine.runner import load_checkpoint
 
     from .transfer_small import run_config
-    folder = osp.join(settings.work_dir, 'runs',
-                      f'{task}_{init}_seed{seed}')
-    checkpoint = _final_checkpoint(folder, task, settings)
-    if checkpoint is None:
-        return None
     cfg = run_config(task, init, seed, None, settings)
     cfg.model.backbone.init_cfg = None  # the trained weights replace it
     scope = 'mmseg' if task == 'segmentation' else 'mmdet'
@@ -118,13 +119,14 @@ def draw_predictions(task, settings, log=print):
 
     from .transfer_small import TASKS
     seed = settings.seeds[0]
-    items = _validation_items(task, settings)
-    columns = [(init, _predict(task, init, seed, settings, items))
-               for init in settings.inits if init in TASKS[task]['inits']]
-    columns = [(init, samples) for init, samples in columns
-               if samples is not None]
-    if not columns:
+    checkpoints = {init: _run_checkpoint(task, init, seed, settings)
+                   for init in settings.inits if init in TASKS[task]['inits']}
+    checkpoints = {k: v for k, v in checkpoints.items() if v is not None}
+    if not checkpoints:
         return None
+    items = _validation_items(task, settings)
+    columns = [(init, _predict(task, init, seed, settings, items, path))
+               for init, path in checkpoints.items()]
     palette = _palette()
     fig, axes = plt.subplots(len(items), 2 + len(columns),
                              figsize=(1.6 * (2 + len(columns)),

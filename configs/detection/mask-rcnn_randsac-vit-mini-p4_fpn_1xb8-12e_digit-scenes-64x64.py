@@ -13,7 +13,7 @@
 #   digits of 16 to 28);
 # - FPN and heads narrowed with the encoder (256 -> 64 channels, box head
 #   fc 1024 -> 256), 10 classes;
-# - fewer proposals and RoIs (below);
+# - fewer proposals, RoIs and RoIAlign samples (below);
 # - BN for SyncBN (one process), fp32 (the schedule base).
 #   python -m experiments.digit_scenes
 #   python tools/train.py configs/detection/mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py \
@@ -39,20 +39,30 @@ model = dict(
     rpn_head=dict(in_channels=channels, feat_channels=channels,
                   anchor_generator=dict(strides=strides + [16])),
     roi_head=dict(
-        bbox_roi_extractor=dict(out_channels=channels,
+        bbox_roi_extractor=dict(roi_layer=dict(sampling_ratio=2),
+                                out_channels=channels,
                                 featmap_strides=strides),
         bbox_head=dict(in_channels=channels, conv_out_channels=channels,
                        fc_out_channels=256, num_classes=10,
                        norm_cfg=norm_cfg),
-        mask_roi_extractor=dict(out_channels=channels,
+        mask_roi_extractor=dict(roi_layer=dict(sampling_ratio=2),
+                                out_channels=channels,
                                 featmap_strides=strides),
         mask_head=dict(in_channels=channels, conv_out_channels=channels,
                        num_classes=10, norm_cfg=norm_cfg)),
-    # Proposals and sampled RoIs scaled to 2 to 4 digits a scene (COCO has
-    # about 7 objects an image): 200 proposals and 128 RoIs an image in
-    # training, 100 proposals and 20 detections at test (2.6x faster steps
-    # on 2 cores than COCO's 1000, 512, 1000 and 100).
-    train_cfg=dict(rpn_proposal=dict(max_per_img=200),
-                   rcnn=dict(sampler=dict(num=128))),
-    test_cfg=dict(rpn=dict(max_per_img=100), rcnn=dict(max_per_img=20)))
+    # Proposals and RoIs scaled to 2 to 4 digits a scene (COCO has about 7
+    # objects an image), measured on 2 cores, batch 8 (1.57 s a step with
+    # 2000 boxes into NMS and 512 RoIs, 0.81 s with all of these):
+    # - RPN: 500 boxes a level into NMS, not 2000 (16,368 anchors an image,
+    #   12,288 of them at stride 1; mmcv's CPU NMS took 16% of a step),
+    #   200 proposals in training, 100 at test;
+    # - 64 sampled RoIs an image, not 512 (16 positives for 2 to 4 digits;
+    #   the 4-conv box head on every RoI took most of the convolutions);
+    # - 2x2 samples a RoIAlign bin, not one per pixel (sampling_ratio 0:
+    #   up to 16 at stride 1, where mmcv's CPU RoIAlign backward took 20%);
+    # - 20 detections an image at test.
+    train_cfg=dict(rpn_proposal=dict(nms_pre=500, max_per_img=200),
+                   rcnn=dict(sampler=dict(num=64))),
+    test_cfg=dict(rpn=dict(nms_pre=500, max_per_img=100),
+                  rcnn=dict(max_per_img=20)))
 default_hooks = _base_.schedule_hooks

@@ -43,20 +43,19 @@ def test_a_warmup_in_iterations_stays_in_an_epoch_based_run():
     cfg = Config.fromfile(osp.join(
         REPO_ROOT, 'configs', 'detection',
         'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py'))
-    set_epochs(cfg, 6)
+    set_epochs(cfg, 3)
     warmup, steps = cfg.param_scheduler
     assert (warmup.by_epoch, warmup.end) == (False, 100)  # iterations
-    assert (steps.begin, steps.end) == (0, 6)
+    assert (steps.begin, steps.end) == (0, 3)
 
 
 def test_step_milestones_move_to_the_same_fractions_of_the_run():
-    path = osp.join(
-        REPO_ROOT, 'configs', 'detection',
-        'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py')
+    path = osp.join(REPO_ROOT, 'configs', 'detection',
+                    'mask-rcnn_randsac-vit-b_fpn-36e_coco.py')
     cfg = Config.fromfile(path)
-    assert cfg.param_scheduler[1].milestones == [9, 11]  # of 12 epochs
-    set_epochs(cfg, 6)
-    assert cfg.param_scheduler[1].milestones == [4, 5]  # rounded down
+    assert cfg.param_scheduler[1].milestones == [27, 33]  # of 36 epochs
+    set_epochs(cfg, 12)
+    assert cfg.param_scheduler[1].milestones == [9, 11]
     cfg = Config.fromfile(path)
-    set_epochs(cfg, 36)  # the 36-epoch schedule's own steps
-    assert cfg.param_scheduler[1].milestones == [27, 33]
+    set_epochs(cfg, 6)  # rounded down
+    assert cfg.param_scheduler[1].milestones == [4, 5]

@@ -83,11 +83,19 @@ def test_quick_study_writes_records_table_and_pictures(quick):
 def test_a_second_run_reuses_every_record(quick):
     work, _ = quick
     before = (work / 'records.json').read_text()
+    pictures = [work / 'records' / f'{task}.png'
+                for task in transfer_small.QUICK['tasks']]
+    for picture in pictures:
+        picture.unlink()
     again = run_tool([*STUDY, '--quick', '--work-dir', work,
                       '--report-only'], timeout=120)
     assert 'Iter(train)' not in again.stdout + again.stderr
     assert json.loads((work / 'records.json').read_text())['rows'] == \
         json.loads(before)['rows']
+    # The report draws the pictures again from the runs' checkpoints.
+    for picture in pictures:
+        assert f'wrote {picture}' in again.stdout
+        assert Image.open(picture).size[0] > 400
 
 
 @pytest.mark.heavy
@@ -139,6 +147,21 @@ def test_one_runs_config_changes_nothing_in_the_next():
     assert square.model.backbone.init_cfg.checkpoint == 'b.pth'
     assert square.model.backbone.get('frozen_stages') != 'all'
     assert square.randomness.seed == 1 and frozen.randomness.seed == 0
+
+
+def test_a_run_checkpoints_each_quarter_keeping_the_latest():
+    settings = transfer_small.TransferSettings(segmentation_iters=4000,
+                                               detection_epochs=6)
+    segmentation = transfer_small.run_config('segmentation', 'random', 0,
+                                             None, settings)
+    detection = transfer_small.run_config('detection', 'random', 0, None,
+                                          settings)
+    hooks = segmentation.default_hooks.checkpoint, \
+        detection.default_hooks.checkpoint
+    assert [(h.interval, h.max_keep_ckpts) for h in hooks] == [(1000, 1),
+                                                               (1, 1)]
+    assert segmentation.train_cfg.max_iters == 4000
+    assert detection.train_cfg.max_epochs == 6
 
 
 def test_each_task_runs_its_initialisations_seed_major():
