@@ -9,6 +9,7 @@ import numpy as np
 
 __all__ = ['relabel_by_first_token', 'square_segment_ids',
            'normalized_token_positions', 'sample_gaussians',
+           'gaussians_from_uniforms',
            'gaussian_argmax', 'blob_segment_ids', 'shuffle_tokens',
            'BlobDrawError', 'MAX_BLOB_DRAWS']
 
@@ -71,19 +72,38 @@ def sample_gaussians(count, rng):
     return means, stds
 
 
+def gaussians_from_uniforms(numbers):
+    """``sample_gaussians``'s Gaussians from numbers in [0, 1), for the
+    batch draws.
+
+    Args:
+        numbers (np.ndarray): [..., G, 4].
+
+    Returns:
+        tuple: means and standard deviations, [..., G, 2] each.
+    """
+    def spread(u, low, high):
+        return low + u * (high - low)  # as Generator.uniform maps them
+    return (spread(numbers[..., :2], *BLOB_MEAN_RANGE),
+            spread(numbers[..., 2:], *BLOB_STD_RANGE))
+
+
 def gaussian_argmax(points, means, stds):
     """Index of the Gaussian with the highest density at each point.
 
     Args:
-        points (np.ndarray): [P, 2]; means, stds (np.ndarray): [G, 2].
+        points (np.ndarray): [P, 2] or [B, P, 2]; means, stds
+            (np.ndarray): [G, 2], or [B, G, 2] for a batch of B draws.
 
     Returns:
-        np.ndarray: int64 [P].
+        np.ndarray: int64 [P], or [B, P].
     """
     # log N(p | mu, diag(std^2)) up to a constant shared by all components.
-    z = (points[:, None, :] - means[None]) / stds[None]
-    log_density = -0.5 * (z * z).sum(-1) - np.log(stds).sum(-1)[None]
-    return log_density.argmax(1)
+    z = (points[..., :, None, :] - means[..., None, :, :]) \
+        / stds[..., None, :, :]
+    log_density = -0.5 * (z * z).sum(-1) \
+        - np.log(stds).sum(-1)[..., None, :]
+    return log_density.argmax(-1)
 
 
 # Redraws allowed before giving up on a blob layout with >= 2 segments (or,

@@ -16,14 +16,18 @@ any module that is imported before the spec is built::
 
 from ..extension_registry import Registry
 
-__all__ = ['SEGMENT_SCHEMES', 'SERIALIZATIONS',
-           'register_scheme', 'register_serialization']
+__all__ = ['BATCH_SERIALIZATIONS', 'SEGMENT_SCHEMES', 'SERIALIZATIONS',
+           'register_batch_serialization', 'register_scheme',
+           'register_serialization']
 
 
 # segment name -> SegmentScheme subclass.
 SEGMENT_SCHEMES = Registry('segment')
 # serialization name -> fn(segment_ids, parents, grid, rng) -> order.
 SERIALIZATIONS = Registry('serialization')
+# serialization name -> its batch form, fn(levels, draws) -> node keys
+# (see :mod:`.batch`); an order without one runs per sample there.
+BATCH_SERIALIZATIONS = Registry('serialization (batch form)')
 
 
 def register_scheme(name):
@@ -45,3 +49,11 @@ def register_serialization(name):
     """Function decorator: makes ``fn(segment_ids, parents, grid, rng)``
     the order ``serialization=name`` (see :mod:`.serialization`)."""
     return lambda fn: SERIALIZATIONS.register(name, fn)
+
+
+def register_batch_serialization(name):
+    """Function decorator: makes ``fn(levels, draws)`` the batch form of the
+    registered order ``name`` (:func:`randsac_mm.segments.batch.
+    draw_token_ranks` documents the arguments)."""
+    SERIALIZATIONS.get(name)  # raises for an order not registered
+    return lambda fn: BATCH_SERIALIZATIONS.register(name, fn)

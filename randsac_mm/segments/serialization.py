@@ -15,12 +15,18 @@ random order, and within a partition its children come in random order,
 recursively, so the segments of one partition are consecutive. 'raster'
 orders every level by the raster position of its first token, which for a
 flat layout is the row-major order of the segments.
+
+Each order has a batch form (``register_batch_serialization``) for
+:func:`~randsac_mm.segments.batch.draw_token_ranks`: from the labels of
+every token at every level, [B, N] each, it gives each token's sort key at
+each level; segments are sorted by their keys, coarsest level first.
 """
 import numpy as np
 
-from .registry import register_serialization
+from .registry import register_batch_serialization, register_serialization
 
-__all__ = ['ancestors', 'random_order', 'raster_order']
+__all__ = ['ancestors', 'random_order', 'random_order_keys', 'raster_order',
+           'raster_order_keys']
 
 
 def ancestors(segment_ids, parents):
@@ -48,3 +54,17 @@ def raster_order(segment_ids, parents, grid, rng):
     # Labels at every level are numbered by first token, so the label
     # itself is the raster key (coarsest level last, as lexsort wants).
     return np.lexsort(ancestors(segment_ids, parents)).astype(np.int64)
+
+
+@register_batch_serialization('random')
+def random_order_keys(levels, draws):
+    # As random_order: one random key per node of each level.
+    return [np.take_along_axis(draws(('order', level), labels.shape[1]),
+                               labels, axis=1)
+            for level, labels in enumerate(levels)]
+
+
+@register_batch_serialization('raster')
+def raster_order_keys(levels, draws):
+    # As raster_order: labels are numbered by first token at every level.
+    return levels

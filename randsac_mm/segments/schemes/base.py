@@ -1,7 +1,11 @@
 """What every segment scheme is: the grid and the scheme's own options."""
 from dataclasses import dataclass, fields
 
+import numpy as np
+
+from ..draws import sample_generators
 from ..grid import pair
+from ..hierarchy import token_groups
 
 __all__ = ['SegmentScheme', 'check_coarsening']
 
@@ -73,6 +77,32 @@ class SegmentScheme:
             token too.
         """
         raise NotImplementedError
+
+    def draw_batch(self, draws, batch):
+        """``batch`` partitions at once, for the batch data path
+        (:func:`~randsac_mm.segments.batch.draw_token_ranks`).
+
+        This default calls :meth:`draw` once per sample, each from a
+        generator seeded by the sample's own draws; a scheme overrides it
+        with array code drawing from the same distribution.
+
+        Args:
+            draws (callable): ``draws(name, count)`` -> float64 [B, count]
+                (:mod:`randsac_mm.segments.draws`).
+            batch (int): B.
+
+        Returns:
+            tuple: ``(segment_ids, levels)``: int64 [B, N], each row
+            numbered as :meth:`draw` numbers its segments, and the group
+            of every token at each hierarchy level, a list of int64 [B, N]
+            (``[]`` when flat), each row numbered by first token.
+        """
+        drawn = [self.draw(rng)
+                 for rng in sample_generators(draws, 'scheme')]
+        segment_ids = np.stack([ids for ids, _ in drawn])
+        per_level = zip(*[token_groups(ids, parents)
+                          for ids, parents in drawn])
+        return segment_ids, [np.stack(level) for level in per_level]
 
 
 def check_coarsening(hierarchy, num_segments):

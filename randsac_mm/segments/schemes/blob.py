@@ -4,8 +4,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..hierarchy import blob_hierarchy
-from ..partitions import BlobDrawError, blob_segment_ids
+from ..partitions import (
+    MAX_BLOB_DRAWS,
+    BlobDrawError,
+    blob_segment_ids,
+    gaussian_argmax,
+    gaussians_from_uniforms,
+    normalized_token_positions,
+)
 from ..registry import register_scheme
+from ..rows import relabel_rows, row_centroids, row_label_counts
 from .base import SegmentScheme, check_coarsening
 
 __all__ = ['BlobScheme']
@@ -69,3 +77,67 @@ class BlobScheme(SegmentScheme):
         return segment_ids, blob_hierarchy(segment_ids, height, width,
                                            self.hierarchy, rng,
                                            exact=self.exact_counts)
+
+    def draw_batch(self, draws, batch):
+        # draw() for every row at once: each redraw of a segment layout or
+        # of a level's Gaussians is drawn for the whole batch (its own
+        # name), and each row keeps its first accepted draw.
+        height, width = self.grid
+        points = normalized_token_positions(height, width)
+        k = self.num_segments
+
+        def accepted(labels, wanted):
+            counts = row_label_counts(labels)
+            return counts == wanted if self.exact_counts else counts >= 2
+
+        segment_ids = _first_accepted(
+            lambda attempt: relabel_rows(gaussian_argmax(
+                points, *_gaussians(draws, ('blob', attempt), batch, k))),
+            lambda labels: accepted(labels, k),
+            f'{k} Gaussians over a {height}x{width} grid')
+        levels, labels = [], segment_ids
+        for level, count in enumerate(self.hierarchy, start=1):
+            centroids, _ = row_centroids(labels, points,
+                                         int(labels.max()) + 1)
+
+            def groups(attempt, labels=labels, centroids=centroids,
+                       level=level, count=count):
+                of_node = gaussian_argmax(centroids, *_gaussians(
+                    draws, ('level', level, attempt), batch, count))
+                return relabel_rows(np.take_along_axis(of_node, labels, 1))
+
+            # Without exact counts a level is drawn once (it may have one
+            # group), as blob_hierarchy draws it.
+            labels = _first_accepted(
+                groups, lambda g, count=count: (
+                    row_label_counts(g) == count if self.exact_counts
+                    else np.ones(len(g), dtype=bool)),
+                f'{count} Gaussians over the groups of level {level - 1}')
+            levels.append(labels)
+        return segment_ids, levels
+
+
+def _gaussians(draws, name, batch, count):
+    """Means and standard deviations, [B, count, 2] each."""
+    return gaussians_from_uniforms(
+        draws(name, 4 * count).reshape(batch, count, 4))
+
+
+def _first_accepted(draw, accept, what):
+    """Each row's first draw (``draw(attempt)`` -> [B, N]) that ``accept``
+    takes (-> bool [B]), within MAX_BLOB_DRAWS attempts."""
+    result, pending = None, None
+    for attempt in range(MAX_BLOB_DRAWS):
+        drawn = draw(attempt)
+        ok = accept(drawn)
+        if result is None:
+            result, pending = drawn, ~ok
+        else:
+            result[pending & ok] = drawn[pending & ok]
+            pending &= ~ok
+        if not pending.any():
+            return result
+    raise BlobDrawError(f'{MAX_BLOB_DRAWS} draws of {what} left '
+                        f'{int(pending.sum())} of {len(pending)} layouts '
+                        'without an accepted draw: use fewer blobs or '
+                        'exact_counts=False')

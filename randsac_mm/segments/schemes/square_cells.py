@@ -3,7 +3,9 @@ grouped into squares of squares."""
 from dataclasses import dataclass
 from math import gcd
 
-from ..hierarchy import square_group_side, square_hierarchy
+import numpy as np
+
+from ..hierarchy import square_group_side, square_hierarchy, token_groups
 from ..partitions import square_segment_ids
 from .base import SegmentScheme, check_coarsening
 
@@ -62,3 +64,11 @@ class SquareCellScheme(SegmentScheme):
         return (square_segment_ids(height, width, cell),
                 square_hierarchy(height // cell, width // cell,
                                  self.hierarchy))
+
+    def draw_batch(self, draws, batch):
+        # The partition is fixed: every sample has the same one.
+        segment_ids, parents = self.draw(None)
+        shape = (batch, len(segment_ids))
+        return (np.broadcast_to(segment_ids, shape),
+                [np.broadcast_to(level, shape)
+                 for level in token_groups(segment_ids, parents)])
