@@ -1,11 +1,11 @@
 """Seeds the pipeline's randomness from the sample, not from the process."""
-import multiprocessing
 import random
-from multiprocessing.context import get_spawning_popen
 
 import numpy as np
 from mmcv.transforms import BaseTransform
 from mmpretrain.registry import TRANSFORMS
+
+from ..run_clock import RunClock
 
 __all__ = ['PerSampleSeed']
 
@@ -27,10 +27,11 @@ class PerSampleSeed(BaseTransform):
     - samples on different ranks get different layouts (different indices),
       and every epoch gives a sample new ones.
 
-    The run seed and the epoch live in shared memory, set in the main
-    process by ``PerSampleSeedHook`` before each epoch, so dataloader
-    workers (persistent or not) read them. Without the hook they stay at
-    (0, 0), which still gives reproducible layouts per sample.
+    The run seed and the epoch live in shared memory (``RunClock``), set
+    in the main process by ``PerSampleSeedHook`` before each epoch, so
+    dataloader workers (persistent or not) read them. Without the hook
+    they stay at (0, 0), which still gives reproducible layouts per
+    sample.
 
     Required keys: ``sample_idx`` (added by mmengine's ``BaseDataset``).
 
@@ -40,22 +41,19 @@ class PerSampleSeed(BaseTransform):
 
     def __init__(self, seed=0):
         super().__init__()
-        # [seed, epoch]; shared with forked or spawned dataloader workers.
-        self._state = multiprocessing.RawArray('q', [int(seed), 0])
+        self._clock = RunClock(seed)
 
     def set_epoch(self, epoch, seed=None):
         """Called in the main process before an epoch's data is loaded."""
-        self._state[1] = int(epoch)
-        if seed is not None:
-            self._state[0] = int(seed)
+        self._clock.set_epoch(epoch, seed)
 
     @property
     def seed(self):
-        return int(self._state[0])
+        return self._clock.seed
 
     @property
     def epoch(self):
-        return int(self._state[1])
+        return self._clock.epoch
 
     def sample_seed(self, sample_idx):
         """32-bit seed of one sample at the current epoch."""
@@ -71,20 +69,6 @@ class PerSampleSeed(BaseTransform):
         np.random.seed(seed)
         random.seed(seed)
         return results
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        # Sent to a spawned worker, the shared memory itself travels; any
-        # other pickle or deepcopy carries a plain copy of the values.
-        if get_spawning_popen() is None:
-            state['_state'] = list(self._state)
-        return state
-
-    def __setstate__(self, state):
-        values = state.pop('_state')
-        self.__dict__.update(state)
-        self._state = multiprocessing.RawArray('q', values) \
-            if isinstance(values, list) else values
 
     def __repr__(self):
         return f'{self.__class__.__name__}(seed={self.seed})'

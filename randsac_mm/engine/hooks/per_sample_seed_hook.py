@@ -1,27 +1,40 @@
-"""Keeps PerSampleSeed transforms on the runner's seed and epoch."""
+"""Keeps what keys the training data's random draws (PerSampleSeed steps,
+InMemoryBatchImages data sets) on the runner's seed and epoch."""
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 from mmengine.runner import EpochBasedTrainLoop
 
+from randsac_mm.datasets.batch import InMemoryBatchImages
 from randsac_mm.datasets.transforms import PerSampleSeed
 
-__all__ = ['PerSampleSeedHook', 'find_transforms', 'run_seed']
+__all__ = ['PerSampleSeedHook', 'find_transforms', 'keyed_on_epoch',
+           'run_seed']
+
+
+def _datasets(dataset):
+    """The data set and those inside it, through mmengine's dataset
+    wrappers (``dataset``/``datasets`` attributes)."""
+    yield dataset
+    inner = list(getattr(dataset, 'datasets', None) or [])
+    if getattr(dataset, 'dataset', None) is not None:
+        inner.append(dataset.dataset)
+    for d in inner:
+        yield from _datasets(d)
 
 
 def find_transforms(dataset, kind):
-    """Every ``kind`` transform in a dataset's pipeline, through mmengine's
-    dataset wrappers (``dataset``/``datasets`` attributes)."""
-    found = []
-    pipeline = getattr(dataset, 'pipeline', None)
-    for t in getattr(pipeline, 'transforms', []):
-        if isinstance(t, kind):
-            found.append(t)
-    inner = getattr(dataset, 'datasets', None) or []
-    if getattr(dataset, 'dataset', None) is not None:
-        inner = list(inner) + [dataset.dataset]
-    for d in inner:
-        found.extend(find_transforms(d, kind))
-    return found
+    """Every ``kind`` transform in the pipelines of a data set and of those
+    inside it."""
+    return [t for d in _datasets(dataset)
+            for t in getattr(getattr(d, 'pipeline', None), 'transforms', [])
+            if isinstance(t, kind)]
+
+
+def keyed_on_epoch(dataset):
+    """What keys the data's random draws on (run seed, epoch, sample):
+    ``PerSampleSeed`` steps and ``InMemoryBatchImages`` data sets."""
+    return find_transforms(dataset, PerSampleSeed) + [
+        d for d in _datasets(dataset) if isinstance(d, InMemoryBatchImages)]
 
 
 def run_seed(runner):
@@ -39,9 +52,10 @@ def run_seed(runner):
 
 @HOOKS.register_module()
 class PerSampleSeedHook(Hook):
-    """Before each training epoch, gives every ``PerSampleSeed`` of the
-    training data the run's seed (:func:`run_seed`: the same on every rank)
-    and the epoch number.
+    """Before each training epoch, gives every ``PerSampleSeed`` and
+    ``InMemoryBatchImages`` of the training data (:func:`keyed_on_epoch`)
+    the run's seed (:func:`run_seed`: the same on every rank) and the
+    epoch number.
 
     Runs before the epoch's dataloader iterator starts (and so before any
     worker loads a sample of that epoch). Needs an epoch-based loop: an
@@ -51,9 +65,8 @@ class PerSampleSeedHook(Hook):
     priority = 'VERY_HIGH'
 
     def before_train(self, runner):
-        self._transforms = find_transforms(runner.train_dataloader.dataset,
-                                           PerSampleSeed)
-        if self._transforms and not isinstance(runner.train_loop,
+        self._keyed = keyed_on_epoch(runner.train_dataloader.dataset)
+        if self._keyed and not isinstance(runner.train_loop,
                                                EpochBasedTrainLoop):
             raise TypeError(
                 'PerSampleSeedHook keys layouts on the epoch: train_cfg must '
@@ -61,5 +74,5 @@ class PerSampleSeedHook(Hook):
                 f'{type(runner.train_loop).__name__}')
 
     def before_train_epoch(self, runner):
-        for t in self._transforms:
-            t.set_epoch(runner.epoch, seed=run_seed(runner))
+        for keyed in self._keyed:
+            keyed.set_epoch(runner.epoch, seed=run_seed(runner))

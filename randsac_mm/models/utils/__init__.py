@@ -1,4 +1,6 @@
+from .batch_crop_preprocessor import BatchCropDataPreprocessor
 from .pos_embed import sincos_2d_embedding
 from .segment_batch import SegmentBatch, gather_tokens
 
-__all__ = ['SegmentBatch', 'gather_tokens', 'sincos_2d_embedding']
+__all__ = ['BatchCropDataPreprocessor', 'SegmentBatch', 'gather_tokens',
+           'sincos_2d_embedding']

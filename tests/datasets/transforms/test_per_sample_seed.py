@@ -90,8 +90,8 @@ def test_persistent_workers_see_the_epoch_set_by_the_hook():
         train_loop = None
 
     hook = PerSampleSeedHook()
-    hook._transforms = find_transforms(loader.dataset, PerSampleSeed)
-    assert len(hook._transforms) == 1
+    hook._keyed = find_transforms(loader.dataset, PerSampleSeed)
+    assert len(hook._keyed) == 1
     hook.before_train_epoch(Runner)
     epoch0 = next(iter(loader))
     Runner.epoch = 1

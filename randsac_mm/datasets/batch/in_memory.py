@@ -1,0 +1,141 @@
+"""A small image set held as one array, each batch's random crops, flips
+and layouts drawn at once, keyed on (run seed, epoch, sample index)."""
+import numpy as np
+import torch
+from mmpretrain.registry import DATASETS
+from mmpretrain.structures import DataSample
+
+from randsac_mm.segments import SegmentSpec, token_grid
+from randsac_mm.segments.batch import draw_token_ranks
+
+from ..run_clock import RunClock
+from .crop_params import UNIFORMS_PER_ATTEMPT, random_resized_crop_boxes
+from .crop_resize import RESAMPLING_FILTERS
+from .keyed_random import keyed_draws, keyed_uniform, sample_keys
+
+__all__ = ['InMemoryBatchImages']
+
+# The keyed streams of a sample: each draw has its own, so that adding
+# draws to one leaves the others as they were.
+CROP_STREAM, FLIP_STREAM, LAYOUT_STREAM = 1, 2, 3
+CROP_ATTEMPTS = 10  # mmpretrain's RandomResizedCrop max_attempts
+
+
+@DATASETS.register_module()
+class InMemoryBatchImages(torch.utils.data.Dataset):
+    """The images of a small data set as one uint8 array [n, H, W, 3], read
+    once; a batch (PyTorch's ``__getitems__``, in the loader's worker) gets
+    its crop boxes, flips and segment layouts drawn for all its samples at
+    once. The crop itself is applied where the batch lives, by
+    ``BatchCropDataPreprocessor``.
+
+    What a sample gets is what the per-sample pipeline (``PerSampleSeed``,
+    ``RandomResizedCrop`` with ``backend='pillow'``, ``RandomFlip``,
+    ``RandSACSegmentGenerator``) draws, from the same distributions, and
+    depends on (run seed, epoch, sample index) alone: N processes draw what
+    one does, and a resumed run what the uninterrupted one drew.
+    ``PerSampleSeedHook`` gives it the run's seed and each epoch.
+
+    Each sample: ``inputs`` uint8 [3, H, W] (the whole image) and a
+    ``DataSample`` with ``token_rank`` (int64 [N]), ``gt_label`` when the
+    data set has labels, and in its metainfo ``crop_box`` (int64 [4]: top,
+    left, height, width), ``flip``, ``crop_size`` and ``interpolation``.
+
+    Args:
+        dataset (dict): the data set to hold (any registered one whose
+            items have ``img``, e.g. ``CheckedFashionMNIST``,
+            ``CheckedCIFAR10``), built without a pipeline; its images must
+            share one size.
+        crop (dict): the random resized crop: ``scale`` (output side, int),
+            ``crop_ratio_range`` (default (0.08, 1.0)),
+            ``aspect_ratio_range`` (default (3/4, 4/3)), ``interpolation``
+            ('bicubic' or 'bilinear', Pillow's; default 'bilinear', as
+            mmpretrain's).
+        flip_prob (float): chance of a horizontal flip.
+        layout (dict): ``RandSACSegmentGenerator``'s arguments: input_size,
+            patch_size, segment, serialization, coherent and the scheme's
+            options.
+        seed (int): the run seed until ``PerSampleSeedHook`` sets the
+            runner's.
+    """
+
+    def __init__(self, dataset, crop, layout, flip_prob=0.5, seed=0):
+        crop = dict(crop)
+        self.crop_size = crop.pop('scale')
+        self.crop_scale = tuple(crop.pop('crop_ratio_range', (0.08, 1.0)))
+        self.crop_ratio = tuple(crop.pop('aspect_ratio_range',
+                                         (3. / 4., 4. / 3.)))
+        self.interpolation = crop.pop('interpolation', 'bilinear')
+        if crop:
+            raise ValueError(f'crop: unknown arguments {sorted(crop)}; '
+                             'allowed: scale, crop_ratio_range, '
+                             'aspect_ratio_range, interpolation')
+        if self.interpolation not in RESAMPLING_FILTERS:
+            raise ValueError(f'crop.interpolation must be one of '
+                             f'{tuple(RESAMPLING_FILTERS)}, got '
+                             f'{self.interpolation!r}')
+        if not 0 <= flip_prob <= 1:
+            raise ValueError(f'flip_prob must be in [0, 1], got {flip_prob}')
+        self.flip_prob = flip_prob
+        layout = dict(layout)
+        input_size, patch_size = layout.pop('input_size'), \
+            layout.pop('patch_size')
+        if token_grid(input_size, patch_size) != token_grid(
+                self.crop_size, patch_size):
+            raise ValueError(f'layout.input_size {input_size} is not the '
+                             f'crop size {self.crop_size}')
+        self.spec = SegmentSpec(token_grid(input_size, patch_size), **layout)
+        self.spec.scheme.check_draws()
+        source = DATASETS.build(dict(dataset, pipeline=[]))
+        self.metainfo = getattr(source, 'metainfo', {})
+        self.images, self.labels = _hold(source)
+        self._clock = RunClock(seed)
+
+    def set_epoch(self, epoch, seed=None):
+        """Called in the main process before an epoch's data is loaded."""
+        self._clock.set_epoch(epoch, seed)
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, index):
+        return self.__getitems__([index])[0]
+
+    def __getitems__(self, indices):
+        indices = np.asarray(indices, dtype=np.int64)
+        keys = sample_keys(self._clock.seed, self._clock.epoch, indices)
+        boxes = random_resized_crop_boxes(
+            keyed_uniform(keys, CROP_STREAM,
+                          CROP_ATTEMPTS * UNIFORMS_PER_ATTEMPT),
+            *self.images.shape[1:3], self.crop_scale, self.crop_ratio)
+        flips = keyed_uniform(keys, FLIP_STREAM, 1)[:, 0] < self.flip_prob
+        ranks = draw_token_ranks(self.spec, keyed_draws(keys, LAYOUT_STREAM),
+                                 len(indices))
+        items = []
+        for i, index in enumerate(indices):
+            sample = DataSample(metainfo=dict(
+                sample_idx=int(index), crop_box=boxes[i], flip=bool(flips[i]),
+                crop_size=self.crop_size, interpolation=self.interpolation))
+            sample.set_field(ranks[i], 'token_rank')
+            if self.labels is not None:
+                sample.set_gt_label(int(self.labels[index]))
+            items.append(dict(inputs=torch.from_numpy(
+                self.images[index]).permute(2, 0, 1), data_samples=sample))
+        return items
+
+
+def _hold(dataset):
+    """Every image of ``dataset`` as uint8 [n, H, W, 3], and its labels
+    int64 [n] (None without)."""
+    images, labels = [], []
+    for i in range(len(dataset)):
+        info = dataset.get_data_info(i)
+        images.append(np.asarray(info['img'], dtype=np.uint8))
+        labels.append(info.get('gt_label'))
+    shapes = {image.shape for image in images}
+    if len(shapes) != 1:
+        raise ValueError(f'{type(dataset).__name__}: images of '
+                         f'{len(shapes)} sizes ({sorted(shapes)[:3]}...); '
+                         'InMemoryBatchImages holds one size')
+    labels = None if labels[0] is None else np.asarray(labels, np.int64)
+    return np.stack(images), labels

@@ -1,0 +1,157 @@
+"""InMemoryBatchImages and BatchCropDataPreprocessor: a batch's draws are
+each sample's own, keyed on (seed, epoch, index), whatever the batch and
+the loader's workers; the device crop gives the per-sample pipeline's
+pixels; RandSAC trains on the batches."""
+import mmcv
+import numpy as np
+import pytest
+import torch
+from mmengine.dataset import default_collate
+from mmpretrain.registry import DATASETS, MODELS
+
+import randsac_mm.registration  # noqa: F401
+from randsac_mm.engine.hooks.per_sample_seed_hook import keyed_on_epoch
+
+from ...data_factory import write_mnist
+from ...models.helpers import tiny_cfg
+
+MEAN, STD = [55.84] * 3, [84.61] * 3
+
+
+@pytest.fixture(scope='module')
+def mnist_root(tmp_path_factory):
+    return write_mnist(str(tmp_path_factory.mktemp('mnist')), train=40)
+
+
+def _dataset(root, **layout):
+    return DATASETS.build(dict(
+        type='InMemoryBatchImages',
+        dataset=dict(type='CheckedMNIST', data_root=root, split='train'),
+        crop=dict(scale=32, crop_ratio_range=(0.2, 1.0),
+                  interpolation='bicubic'),
+        flip_prob=0.5,
+        layout=dict(input_size=32, patch_size=4, **(
+            layout or dict(segment='blob', num_segments=7)))))
+
+
+def _fields(items):
+    return [(item['inputs'].numpy(), tuple(item['data_samples'].crop_box),
+             item['data_samples'].flip,
+             tuple(item['data_samples'].token_rank)) for item in items]
+
+
+def test_a_sample_draws_the_same_in_any_batch(mnist_root):
+    dataset = _dataset(mnist_root)
+    assert len(dataset) == 40 and dataset.images.shape == (40, 32, 32, 3)
+    whole = _fields(dataset.__getitems__(list(range(40))))
+    part = _fields(dataset.__getitems__([17, 3, 29]))
+    for mine, theirs in zip(part, [whole[17], whole[3], whole[29]]):
+        np.testing.assert_array_equal(mine[0], theirs[0])
+        assert mine[1:] == theirs[1:]
+    assert _fields([dataset[17]])[0][1:] == whole[17][1:]
+    flips = [f[2] for f in whole]
+    assert 0 < sum(flips) < 40
+    dataset.set_epoch(1)
+    again = _fields(dataset.__getitems__(list(range(40))))
+    assert [f[1:] for f in again] != [f[1:] for f in whole]
+    assert dataset.__getitems__([0])[0]['data_samples'].gt_label.item() == 0
+
+
+def test_loader_workers_draw_what_the_main_process_draws(mnist_root):
+    dataset = _dataset(mnist_root)
+    dataset.set_epoch(2, seed=5)
+
+    def batches(workers):
+        loader = torch.utils.data.DataLoader(
+            dataset, batch_size=8, num_workers=workers,
+            collate_fn=default_collate,
+            persistent_workers=workers > 0)
+        return [(b['inputs'], [tuple(s.crop_box) for s in b['data_samples']],
+                 [tuple(s.token_rank) for s in b['data_samples']])
+                for b in loader]
+
+    main, workers = batches(0), batches(2)
+    for (a, boxes_a, ranks_a), (b, boxes_b, ranks_b) in zip(main, workers):
+        assert torch.equal(a, b) and boxes_a == boxes_b and \
+            ranks_a == ranks_b
+
+
+def test_the_hook_finds_the_data_set_inside_a_wrapper(mnist_root):
+    # PerSampleSeedHook gives the epoch to what keyed_on_epoch finds,
+    # through wrappers' ``dataset`` attributes (as mmengine's have).
+    class Wrapper:
+        def __init__(self, dataset):
+            self.dataset = dataset
+    dataset = _dataset(mnist_root)
+    assert keyed_on_epoch(Wrapper(dataset)) == [dataset]
+
+
+def test_the_device_crop_gives_the_per_sample_pipelines_inputs(mnist_root):
+    dataset = _dataset(mnist_root)
+    items = dataset.__getitems__(list(range(12)))
+    preprocessor = MODELS.build(dict(type='BatchCropDataPreprocessor',
+                                     mean=MEAN, std=STD, to_rgb=False))
+    out = preprocessor(default_collate(items), training=True)['inputs']
+    assert out.shape == (12, 3, 32, 32) and out.dtype == torch.float32
+    for item, ours in zip(items, out):
+        sample = item['data_samples']
+        top, left, height, width = sample.crop_box
+        image = item['inputs'].permute(1, 2, 0).numpy()
+        crop = mmcv.imresize(
+            mmcv.imcrop(image, np.array([left, top, left + width - 1,
+                                         top + height - 1])),
+            (32, 32), interpolation='bicubic', backend='pillow')
+        if sample.flip:
+            crop = crop[:, ::-1]
+        expected = (torch.from_numpy(crop.copy()).permute(2, 0, 1).float()
+                    - torch.tensor(MEAN)[:, None, None]) / \
+            torch.tensor(STD)[:, None, None]
+        torch.testing.assert_close(ours, expected)
+
+
+def test_randsac_trains_on_the_batches(mnist_root):
+    dataset = _dataset(mnist_root, segment='square', square_size=2,
+                       hierarchy=(4, ))
+    torch.manual_seed(0)
+    model = MODELS.build(dict(tiny_cfg(), data_preprocessor=dict(
+        type='BatchCropDataPreprocessor', mean=MEAN, std=STD,
+        to_rgb=False)))
+    model.init_weights()
+    data = model.data_preprocessor(
+        default_collate(dataset.__getitems__(list(range(8)))), True)
+    loss = model(**data, mode='loss')['loss']
+    assert torch.isfinite(loss) and loss > 0
+    loss.backward()
+    assert model.backbone.patch_embed.projection.weight.grad.abs().sum() > 0
+
+
+def test_samples_of_another_data_set_are_refused():
+    from mmpretrain.structures import DataSample
+    preprocessor = MODELS.build(dict(type='BatchCropDataPreprocessor',
+                                     mean=MEAN, std=STD))
+    with pytest.raises(KeyError, match='carry no crop_box'):
+        preprocessor(dict(inputs=torch.zeros(2, 3, 32, 32),
+                          data_samples=[DataSample(), DataSample()]))
+
+
+@pytest.mark.parametrize('change, message', [
+    (dict(crop=dict(scale=32, interpolation='lanczos')),
+     "crop.interpolation must be one of"),
+    (dict(crop=dict(scale=32, ratio=(1, 2))), r"crop: unknown arguments "
+     r"\['ratio'\]"),
+    (dict(flip_prob=1.5), r'flip_prob must be in \[0, 1\], got 1.5'),
+    (dict(layout=dict(input_size=64, patch_size=4)),
+     'layout.input_size 64 is not the crop size 32'),
+    (dict(layout=dict(input_size=32, patch_size=4, square_size=2)),
+     "segment='square' has no option"),
+])
+def test_bad_arguments_are_refused_naming_them(mnist_root, change, message):
+    cfg = dict(type='InMemoryBatchImages',
+               dataset=dict(type='CheckedMNIST', data_root=mnist_root),
+               crop=dict(scale=32), layout=dict(input_size=32, patch_size=4))
+    cfg.update(change)
+    if 'square_size' in cfg['layout']:
+        cfg['layout']['segment'] = 'patch'
+        message = "segment='patch' has no option"
+    with pytest.raises(ValueError, match=message):
+        DATASETS.build(cfg)
