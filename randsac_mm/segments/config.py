@@ -12,6 +12,12 @@ grid only (``RandSACSegmentGenerator`` with ``input_size`` and
 A config whose encoder has another token grid than its dataset base's
 gives it in the same statement (``patch_size=1``, ``input_size=256``).
 
+On the batch data path (``InMemoryBatchImages``) the layout is the data
+set's ``layout`` dict, and the same statement sets it there::
+
+    train_dataloader = dict(dataset=dict(layout=with_segments(
+        _base_.layout, segment='blob', num_segments=7)))
+
 Framework-free, like the rest of this package: it edits config dicts.
 """
 import inspect
@@ -61,15 +67,17 @@ def with_segments(pipeline, **layout):
     """``pipeline`` with ``layout`` set on its layout step.
 
     Args:
-        pipeline (list[dict]): transform configs with exactly one
-            ``RandSACSegmentGenerator``.
+        pipeline (list[dict] | dict): transform configs with exactly one
+            ``RandSACSegmentGenerator``, or the layout arguments of a batch
+            data set (a dict with ``input_size`` and ``patch_size``).
         **layout: any of :func:`layout_keys` and of ``GRID_KEYS``; they
             replace the step's values. A ``segment`` other than the step's
             also drops the step's options of its old scheme. The layout
             step checks that the options fit the scheme.
 
     Returns:
-        list[dict]: a new pipeline; the given one is not changed.
+        list[dict] | dict: a new pipeline (or layout); the given one is
+        not changed.
 
     Raises:
         ValueError: an unknown key, or not exactly one layout step.
@@ -79,6 +87,8 @@ def with_segments(pipeline, **layout):
     if unknown:
         raise ValueError(f'with_segments: unknown layout keys {unknown}; '
                          f'allowed: {allowed}')
+    if isinstance(pipeline, dict):
+        return _set_layout(pipeline, layout)
     steps = [i for i, step in enumerate(pipeline)
              if step.get('type') == LAYOUT_STEP]
     if len(steps) != 1:

@@ -28,3 +28,12 @@ def test_values_replace_the_steps_and_another_segment_drops_its_options():
                         patch_size=4, segment='blob', num_segments=7,
                         serialization='raster')
     assert BASE[1]['square_size'] == 2  # the given pipeline is unchanged
+
+
+def test_a_batch_data_sets_layout_is_set_the_same_way():
+    layout = dict(input_size=32, patch_size=4, segment='square',
+                  square_size=2)
+    assert with_segments(layout, segment='blob', num_segments=7) == dict(
+        input_size=32, patch_size=4, segment='blob', num_segments=7)
+    assert with_segments(layout, hierarchy=(4, ))['square_size'] == 2
+    assert 'hierarchy' not in layout  # the given layout is unchanged
