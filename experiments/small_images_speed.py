@@ -62,7 +62,8 @@ def build_paths(layout):
     crop, flip = _step(pipeline, 'RandomResizedCrop'), _step(pipeline,
                                                              'RandomFlip')
     grid = _step(pipeline, 'RandSACSegmentGenerator')
-    grid.pop('type')
+    for step in (crop, grid):
+        step.pop('type')
     preprocessor = dict(base.data_preprocessor)
     with DefaultScope.overwrite_default_scope('mmpretrain'):
         per_sample = DATASETS.build(dict(type='MNIST5k', split='train',
@@ -70,10 +71,7 @@ def build_paths(layout):
         batch = DATASETS.build(dict(
             type='InMemoryBatchImages',
             dataset=dict(type='MNIST5k', split='train'),
-            crop=dict(scale=crop['scale'],
-                      crop_ratio_range=crop['crop_ratio_range'],
-                      interpolation=crop['interpolation']),
-            flip_prob=flip['prob'], layout=grid))
+            crop=crop, flip_prob=flip['prob'], layout=grid))
         plain = MODELS.build(preprocessor)
         cropping = MODELS.build(dict(preprocessor,
                                      type='BatchCropDataPreprocessor'))

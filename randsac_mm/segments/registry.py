@@ -25,8 +25,9 @@ __all__ = ['BATCH_SERIALIZATIONS', 'SEGMENT_SCHEMES', 'SERIALIZATIONS',
 SEGMENT_SCHEMES = Registry('segment')
 # serialization name -> fn(segment_ids, parents, grid, rng) -> order.
 SERIALIZATIONS = Registry('serialization')
-# serialization name -> its batch form, fn(levels, draws) -> node keys
-# (see :mod:`.batch`); an order without one runs per sample there.
+# serialization name -> its batch form, fn(levels, draws) -> each token's
+# sort key at each level (see :mod:`.serialization`); an order without
+# one runs per sample in :func:`.batch.draw_token_ranks`.
 BATCH_SERIALIZATIONS = Registry('serialization (batch form)')
 
 
@@ -53,7 +54,7 @@ def register_serialization(name):
 
 def register_batch_serialization(name):
     """Function decorator: makes ``fn(levels, draws)`` the batch form of the
-    registered order ``name`` (:func:`randsac_mm.segments.batch.
-    draw_token_ranks` documents the arguments)."""
+    registered order ``name`` (:mod:`randsac_mm.segments.serialization`
+    documents the arguments)."""
     SERIALIZATIONS.get(name)  # raises for an order not registered
     return lambda fn: BATCH_SERIALIZATIONS.register(name, fn)

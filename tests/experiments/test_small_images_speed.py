@@ -18,11 +18,9 @@ def test_both_paths_are_timed_printed_and_written(tmp_path):
     assert list(result['layouts']) == list(LAYOUTS)
     for name, row in result['layouts'].items():
         for side in ('per_sample', 'batch'):
-            speeds = row[side]
-            assert speeds['images_per_s'] < min(
-                speeds['loader_images_per_s'], speeds['model_images_per_s'])
-            assert speeds['images_per_s'] > 0
-        assert row['speedup'] == pytest.approx(
-            row['batch']['images_per_s'] / row['per_sample']['images_per_s'])
-        assert name in out.stdout
+            for key in ('loader_images_per_s', 'model_images_per_s'):
+                assert 0 < row[side][key] < 1e7, (name, side, key)
+        line = next(line for line in out.stdout.splitlines()
+                    if line.startswith(name))
+        assert f"{row['speedup']:.1f}x" in line
     assert result['batch_size'] == 8 and result['machine']['cpu_count'] > 0

@@ -2,8 +2,7 @@
 Pillow resizes one image at a time."""
 import torch
 
-__all__ = ['RESAMPLING_FILTERS', 'crop_resize_flip']
-
+__all__ = ['RESAMPLING_FILTERS', 'check_interpolation', 'crop_resize_flip']
 
 
 def _bicubic(x):
@@ -22,6 +21,15 @@ def _bilinear(x):
 
 # interpolation -> (filter, support): Pillow's BICUBIC and BILINEAR.
 RESAMPLING_FILTERS = {'bicubic': (_bicubic, 2.0), 'bilinear': (_bilinear, 1.0)}
+
+
+def check_interpolation(interpolation, argument='interpolation'):
+    """Raises ValueError, naming ``argument``, for an interpolation this
+    resize does not have."""
+    if interpolation not in RESAMPLING_FILTERS:
+        raise ValueError(f'{argument} must be one of '
+                         f'{tuple(RESAMPLING_FILTERS)}, got '
+                         f'{interpolation!r}')
 
 
 def _weights(start, length, out_size, side, interpolation):
@@ -88,10 +96,7 @@ def crop_resize_flip(images, boxes, flips, size, interpolation='bicubic'):
         (integer images rounded after each pass as Pillow rounds 8-bit
         ones), on their device.
     """
-    if interpolation not in RESAMPLING_FILTERS:
-        raise ValueError(f'interpolation must be one of '
-                         f'{tuple(RESAMPLING_FILTERS)}, got '
-                         f'{interpolation!r}')
+    check_interpolation(interpolation)
     if images.ndim != 4:
         raise ValueError(f'images must be [B, C, H, W], got '
                          f'{tuple(images.shape)}')
@@ -116,8 +121,8 @@ def crop_resize_flip(images, boxes, flips, size, interpolation='bicubic'):
     # 2**-22, each output rounded down after adding a half, then clipped.
     # Integers that float64 holds exactly (sums below 2**40) make it exact.
     rows, cols = _fixed_point(rows), _fixed_point(cols)
-    across = _settle(torch.einsum('bwx,bchx->bchw', cols, images.double()))
-    out = _settle(torch.einsum('bhy,bcyw->bchw', rows, across))
+    across = _clip8(torch.einsum('bwx,bchx->bchw', cols, images.double()))
+    out = _clip8(torch.einsum('bhy,bcyw->bchw', rows, across))
     return out.to(images.dtype)
 
 
@@ -132,7 +137,7 @@ def _fixed_point(weights):
                        torch.trunc(scaled + 0.5))
 
 
-def _settle(sums):
+def _clip8(sums):
     """A pass's fixed-point sums as 8-bit values (Pillow's ``clip8``)."""
     half = 2.0**(PRECISION_BITS - 1)
     return torch.floor((sums + half) / 2.0**PRECISION_BITS).clamp_(0, 255)

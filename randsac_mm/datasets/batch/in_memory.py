@@ -2,23 +2,22 @@
 and layouts drawn at once, keyed on (run seed, epoch, sample index)."""
 import numpy as np
 import torch
+from mmpretrain.datasets.transforms import RandomResizedCrop
 from mmpretrain.registry import DATASETS
 from mmpretrain.structures import DataSample
 
-from randsac_mm.segments import SegmentSpec, token_grid
 from randsac_mm.segments.batch import draw_token_ranks
 
 from ..run_clock import RunClock
+from ..transforms import RandSACSegmentGenerator
 from .crop_params import UNIFORMS_PER_ATTEMPT, random_resized_crop_boxes
-from .crop_resize import RESAMPLING_FILTERS
+from .crop_resize import check_interpolation
 from .keyed_random import keyed_draws, keyed_uniform, sample_keys
 
 __all__ = ['InMemoryBatchImages']
 
-# The keyed streams of a sample: each draw has its own, so that adding
-# draws to one leaves the others as they were.
+# A sample's keyed streams (keyed_uniform's ``stream``).
 CROP_STREAM, FLIP_STREAM, LAYOUT_STREAM = 1, 2, 3
-CROP_ATTEMPTS = 10  # mmpretrain's RandomResizedCrop max_attempts
 
 
 @DATASETS.register_module()
@@ -29,63 +28,52 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
     once. The crop itself is applied where the batch lives, by
     ``BatchCropDataPreprocessor``.
 
-    What a sample gets is what the per-sample pipeline (``PerSampleSeed``,
-    ``RandomResizedCrop`` with ``backend='pillow'``, ``RandomFlip``,
-    ``RandSACSegmentGenerator``) draws, from the same distributions, and
-    depends on (run seed, epoch, sample index) alone: N processes draw what
-    one does, and a resumed run what the uninterrupted one drew.
-    ``PerSampleSeedHook`` gives it the run's seed and each epoch.
+    A sample's crop, flip and layout follow the distributions of the
+    per-sample pipeline's steps (``RandomResizedCrop`` with
+    ``backend='pillow'``, ``RandomFlip``, ``RandSACSegmentGenerator``; not
+    their numbers) and depend on (run seed, epoch, sample index) alone:
+    N processes draw what one does, and a resumed run what the
+    uninterrupted one drew. ``PerSampleSeedHook`` gives it the run's seed
+    and each epoch.
 
     Each sample: ``inputs`` uint8 [3, H, W] (the whole image) and a
     ``DataSample`` with ``token_rank`` (int64 [N]), ``gt_label`` when the
     data set has labels, and in its metainfo ``crop_box`` (int64 [4]: top,
-    left, height, width), ``flip``, ``crop_size`` and ``interpolation``.
+    left, height, width), ``flip``, ``crop_size`` ((height, width)) and
+    ``interpolation``.
 
     Args:
         dataset (dict): the data set to hold (any registered one whose
             items have ``img``, e.g. ``CheckedFashionMNIST``,
             ``CheckedCIFAR10``), built without a pipeline; its images must
             share one size.
-        crop (dict): the random resized crop: ``scale`` (output side, int),
-            ``crop_ratio_range`` (default (0.08, 1.0)),
-            ``aspect_ratio_range`` (default (3/4, 4/3)), ``interpolation``
-            ('bicubic' or 'bilinear', Pillow's; default 'bilinear', as
-            mmpretrain's).
-        flip_prob (float): chance of a horizontal flip.
-        layout (dict): ``RandSACSegmentGenerator``'s arguments: input_size,
-            patch_size, segment, serialization, coherent and the scheme's
-            options.
+        crop (dict): the arguments of mmpretrain's ``RandomResizedCrop``
+            step (its defaults apply); ``backend='pillow'``, whose resize
+            the batch crop reproduces.
+        layout (dict): the arguments of the ``RandSACSegmentGenerator``
+            step (input_size, patch_size, segment, ...).
+        flip_prob (float): chance of a horizontal flip (``RandomFlip``'s
+            ``prob``).
         seed (int): the run seed until ``PerSampleSeedHook`` sets the
             runner's.
     """
 
     def __init__(self, dataset, crop, layout, flip_prob=0.5, seed=0):
-        crop = dict(crop)
-        self.crop_size = crop.pop('scale')
-        self.crop_scale = tuple(crop.pop('crop_ratio_range', (0.08, 1.0)))
-        self.crop_ratio = tuple(crop.pop('aspect_ratio_range',
-                                         (3. / 4., 4. / 3.)))
-        self.interpolation = crop.pop('interpolation', 'bilinear')
-        if crop:
-            raise ValueError(f'crop: unknown arguments {sorted(crop)}; '
-                             'allowed: scale, crop_ratio_range, '
-                             'aspect_ratio_range, interpolation')
-        if self.interpolation not in RESAMPLING_FILTERS:
-            raise ValueError(f'crop.interpolation must be one of '
-                             f'{tuple(RESAMPLING_FILTERS)}, got '
-                             f'{self.interpolation!r}')
+        # The steps themselves check the arguments and hold the defaults.
+        self.crop = RandomResizedCrop(**crop)
+        if self.crop.backend != 'pillow':
+            raise ValueError(
+                f"crop.backend must be 'pillow' (the batch crop resizes as "
+                f"Pillow does), got {self.crop.backend!r}")
+        check_interpolation(self.crop.interpolation, 'crop.interpolation')
+        self.spec = RandSACSegmentGenerator(**layout).spec
+        if tuple(self.spec.grid) != tuple(
+                side // layout['patch_size'] for side in self.crop.scale):
+            raise ValueError(f"layout.input_size {layout['input_size']} is "
+                             f'not the crop size {self.crop.scale}')
         if not 0 <= flip_prob <= 1:
             raise ValueError(f'flip_prob must be in [0, 1], got {flip_prob}')
         self.flip_prob = flip_prob
-        layout = dict(layout)
-        input_size, patch_size = layout.pop('input_size'), \
-            layout.pop('patch_size')
-        if token_grid(input_size, patch_size) != token_grid(
-                self.crop_size, patch_size):
-            raise ValueError(f'layout.input_size {input_size} is not the '
-                             f'crop size {self.crop_size}')
-        self.spec = SegmentSpec(token_grid(input_size, patch_size), **layout)
-        self.spec.scheme.check_draws()
         source = DATASETS.build(dict(dataset, pipeline=[]))
         self.metainfo = getattr(source, 'metainfo', {})
         self.images, self.labels = _hold(source)
@@ -104,10 +92,12 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
     def __getitems__(self, indices):
         indices = np.asarray(indices, dtype=np.int64)
         keys = sample_keys(self._clock.seed, self._clock.epoch, indices)
+        crop = self.crop
         boxes = random_resized_crop_boxes(
             keyed_uniform(keys, CROP_STREAM,
-                          CROP_ATTEMPTS * UNIFORMS_PER_ATTEMPT),
-            *self.images.shape[1:3], self.crop_scale, self.crop_ratio)
+                          crop.max_attempts * UNIFORMS_PER_ATTEMPT),
+            *self.images.shape[1:3], crop.crop_ratio_range,
+            crop.aspect_ratio_range)
         flips = keyed_uniform(keys, FLIP_STREAM, 1)[:, 0] < self.flip_prob
         ranks = draw_token_ranks(self.spec, keyed_draws(keys, LAYOUT_STREAM),
                                  len(indices))
@@ -115,7 +105,7 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
         for i, index in enumerate(indices):
             sample = DataSample(metainfo=dict(
                 sample_idx=int(index), crop_box=boxes[i], flip=bool(flips[i]),
-                crop_size=self.crop_size, interpolation=self.interpolation))
+                crop_size=crop.scale, interpolation=crop.interpolation))
             sample.set_field(ranks[i], 'token_rank')
             if self.labels is not None:
                 sample.set_gt_label(int(self.labels[index]))

@@ -7,7 +7,7 @@ from mmengine.runner import EpochBasedTrainLoop
 from randsac_mm.datasets.batch import InMemoryBatchImages
 from randsac_mm.datasets.transforms import PerSampleSeed
 
-__all__ = ['PerSampleSeedHook', 'find_transforms', 'keyed_on_epoch',
+__all__ = ['PerSampleSeedHook', 'find_transforms', 'find_epoch_keyed',
            'run_seed']
 
 
@@ -30,7 +30,7 @@ def find_transforms(dataset, kind):
             if isinstance(t, kind)]
 
 
-def keyed_on_epoch(dataset):
+def find_epoch_keyed(dataset):
     """What keys the data's random draws on (run seed, epoch, sample):
     ``PerSampleSeed`` steps and ``InMemoryBatchImages`` data sets."""
     return find_transforms(dataset, PerSampleSeed) + [
@@ -53,7 +53,7 @@ def run_seed(runner):
 @HOOKS.register_module()
 class PerSampleSeedHook(Hook):
     """Before each training epoch, gives every ``PerSampleSeed`` and
-    ``InMemoryBatchImages`` of the training data (:func:`keyed_on_epoch`)
+    ``InMemoryBatchImages`` of the training data (:func:`find_epoch_keyed`)
     the run's seed (:func:`run_seed`: the same on every rank) and the
     epoch number.
 
@@ -65,9 +65,9 @@ class PerSampleSeedHook(Hook):
     priority = 'VERY_HIGH'
 
     def before_train(self, runner):
-        self._keyed = keyed_on_epoch(runner.train_dataloader.dataset)
+        self._keyed = find_epoch_keyed(runner.train_dataloader.dataset)
         if self._keyed and not isinstance(runner.train_loop,
-                                               EpochBasedTrainLoop):
+                                          EpochBasedTrainLoop):
             raise TypeError(
                 'PerSampleSeedHook keys layouts on the epoch: train_cfg must '
                 "be epoch-based (type='EpochBasedTrainLoop'), got "

@@ -1,6 +1,7 @@
 """The data preprocessor of the batch data path: crops where the batch
 lives, then normalises."""
 import numpy as np
+import torch
 from mmpretrain.models.utils.data_preprocessor import SelfSupDataPreprocessor
 from mmpretrain.registry import MODELS
 
@@ -17,9 +18,10 @@ class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
 
     The boxes, flips, output size and interpolation come from the
     samples' metainfo (``crop_box``, ``flip``, ``crop_size``,
-    ``interpolation``), so the crop is stated once, in the data set.
-    Samples without them (another data set) are refused: this
-    preprocessor belongs to that data set.
+    ``interpolation``), so the crop is stated once, in the data set. It
+    crops whenever it is called (a pretraining has no validation), and
+    refuses samples without them (another data set's) and batches not
+    collated into one tensor (``collate_fn=dict(type='default_collate')``).
 
     Args:
         **kwargs: ``SelfSupDataPreprocessor``'s (mean, std, to_rgb, ...).
@@ -31,8 +33,13 @@ class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
         if not samples or 'crop_box' not in samples[0].metainfo_keys():
             raise KeyError(
                 'BatchCropDataPreprocessor: the data samples carry no '
-                'crop_box; it preprocesses the batches of '
-                'InMemoryBatchImages (configs/_base_/datasets/*_batch.py)')
+                'crop_box; it preprocesses the batches of the '
+                'InMemoryBatchImages data set')
+        if not torch.is_tensor(data['inputs']):
+            raise TypeError(
+                'BatchCropDataPreprocessor: inputs must be one tensor [B, C, '
+                "H, W]; collate with collate_fn=dict(type='default_collate')"
+                f", got {type(data['inputs']).__name__}")
         first = samples[0]
         boxes = np.stack([s.crop_box for s in samples])
         flips = np.array([s.flip for s in samples])

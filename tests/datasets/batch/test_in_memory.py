@@ -10,7 +10,7 @@ from mmengine.dataset import default_collate
 from mmpretrain.registry import DATASETS, MODELS
 
 import randsac_mm.registration  # noqa: F401
-from randsac_mm.engine.hooks.per_sample_seed_hook import keyed_on_epoch
+from randsac_mm.engine.hooks.per_sample_seed_hook import find_epoch_keyed
 
 from ...data_factory import write_mnist
 from ...models.helpers import tiny_cfg
@@ -27,7 +27,7 @@ def _dataset(root, **layout):
     return DATASETS.build(dict(
         type='InMemoryBatchImages',
         dataset=dict(type='CheckedMNIST', data_root=root, split='train'),
-        crop=dict(scale=32, crop_ratio_range=(0.2, 1.0),
+        crop=dict(scale=32, crop_ratio_range=(0.2, 1.0), backend='pillow',
                   interpolation='bicubic'),
         flip_prob=0.5,
         layout=dict(input_size=32, patch_size=4, **(
@@ -58,32 +58,51 @@ def test_a_sample_draws_the_same_in_any_batch(mnist_root):
 
 
 def test_loader_workers_draw_what_the_main_process_draws(mnist_root):
+    # Persistent workers, started at epoch 0, read each new epoch from the
+    # shared clock: what they draw is what the main process draws.
     dataset = _dataset(mnist_root)
-    dataset.set_epoch(2, seed=5)
+    loader = torch.utils.data.DataLoader(
+        dataset, batch_size=8, num_workers=2, collate_fn=default_collate,
+        persistent_workers=True)
 
-    def batches(workers):
-        loader = torch.utils.data.DataLoader(
-            dataset, batch_size=8, num_workers=workers,
-            collate_fn=default_collate,
-            persistent_workers=workers > 0)
+    def batches(source):
         return [(b['inputs'], [tuple(s.crop_box) for s in b['data_samples']],
                  [tuple(s.token_rank) for s in b['data_samples']])
-                for b in loader]
+                for b in source]
 
-    main, workers = batches(0), batches(2)
-    for (a, boxes_a, ranks_a), (b, boxes_b, ranks_b) in zip(main, workers):
+    def in_main():
+        return batches(default_collate(dataset.__getitems__(
+            list(range(i, i + 8)))) for i in range(0, 40, 8))
+
+    first = batches(loader)
+    dataset.set_epoch(1, seed=5)
+    second, expected = batches(loader), in_main()
+    for (a, boxes_a, ranks_a), (b, boxes_b, ranks_b) in zip(second,
+                                                           expected):
         assert torch.equal(a, b) and boxes_a == boxes_b and \
             ranks_a == ranks_b
+    assert [f[1] for f in first] != [f[1] for f in second]
+
+
+def test_the_run_clock_travels_to_workers_and_copies_elsewhere():
+    import copy
+
+    from randsac_mm.datasets.run_clock import RunClock
+    clock = RunClock(seed=3)
+    twin = copy.deepcopy(clock)
+    clock.set_epoch(4, seed=7)
+    assert (clock.seed, clock.epoch) == (7, 4)
+    assert (twin.seed, twin.epoch) == (3, 0)  # a copy, not the memory
 
 
 def test_the_hook_finds_the_data_set_inside_a_wrapper(mnist_root):
-    # PerSampleSeedHook gives the epoch to what keyed_on_epoch finds,
+    # PerSampleSeedHook gives the epoch to what find_epoch_keyed finds,
     # through wrappers' ``dataset`` attributes (as mmengine's have).
     class Wrapper:
         def __init__(self, dataset):
             self.dataset = dataset
     dataset = _dataset(mnist_root)
-    assert keyed_on_epoch(Wrapper(dataset)) == [dataset]
+    assert find_epoch_keyed(Wrapper(dataset)) == [dataset]
 
 
 def test_the_device_crop_gives_the_per_sample_pipelines_inputs(mnist_root):
@@ -135,20 +154,21 @@ def test_samples_of_another_data_set_are_refused():
 
 
 @pytest.mark.parametrize('change, message', [
-    (dict(crop=dict(scale=32, interpolation='lanczos')),
+    (dict(crop=dict(scale=32, backend='pillow', interpolation='lanczos')),
      "crop.interpolation must be one of"),
-    (dict(crop=dict(scale=32, ratio=(1, 2))), r"crop: unknown arguments "
-     r"\['ratio'\]"),
+    (dict(crop=dict(scale=32)),  # mmpretrain's default backend
+     "crop.backend must be 'pillow' .*, got 'cv2'"),
     (dict(flip_prob=1.5), r'flip_prob must be in \[0, 1\], got 1.5'),
     (dict(layout=dict(input_size=64, patch_size=4)),
-     'layout.input_size 64 is not the crop size 32'),
+     r'layout.input_size 64 is not the crop size \(32, 32\)'),
     (dict(layout=dict(input_size=32, patch_size=4, square_size=2)),
      "segment='square' has no option"),
 ])
 def test_bad_arguments_are_refused_naming_them(mnist_root, change, message):
     cfg = dict(type='InMemoryBatchImages',
                dataset=dict(type='CheckedMNIST', data_root=mnist_root),
-               crop=dict(scale=32), layout=dict(input_size=32, patch_size=4))
+               crop=dict(scale=32, backend='pillow'),
+               layout=dict(input_size=32, patch_size=4))
     cfg.update(change)
     if 'square_size' in cfg['layout']:
         cfg['layout']['segment'] = 'patch'
