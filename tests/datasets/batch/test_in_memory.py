@@ -175,3 +175,22 @@ def test_bad_arguments_are_refused_naming_them(mnist_root, change, message):
         message = "segment='patch' has no option"
     with pytest.raises(ValueError, match=message):
         DATASETS.build(cfg)
+
+
+def test_cifar_pickles_and_labels_are_held(tmp_path):
+    from ...data_factory import write_cifar
+    dataset = DATASETS.build(dict(
+        type='InMemoryBatchImages',
+        dataset=dict(type='CheckedCIFAR10',
+                     data_root=write_cifar(str(tmp_path / 'cifar10'))),
+        crop=dict(scale=32, backend='pillow'),
+        layout=dict(input_size=32, patch_size=4)))
+    source = DATASETS.build(dict(
+        type='CheckedCIFAR10', data_root=str(tmp_path / 'cifar10'),
+        pipeline=[]))
+    assert dataset.images.shape == (len(source), 32, 32, 3)
+    for i in (0, len(source) - 1):
+        info = source.get_data_info(i)
+        np.testing.assert_array_equal(dataset.images[i], info['img'])
+        assert dataset.labels[i] == info['gt_label']
+    assert dataset.metainfo['classes'] == source.metainfo['classes']
