@@ -50,15 +50,17 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
         crop (dict): the arguments of mmpretrain's ``RandomResizedCrop``
             step (its defaults apply); ``backend='pillow'``, whose resize
             the batch crop reproduces.
-        layout (dict): the arguments of the ``RandSACSegmentGenerator``
-            step (input_size, patch_size, segment, ...).
+        layout (dict | None): the arguments of the
+            ``RandSACSegmentGenerator`` step (input_size, patch_size,
+            segment, ...); None for a pretraining without segments (MAE):
+            the samples then carry no ``token_rank``.
         flip_prob (float): chance of a horizontal flip (``RandomFlip``'s
             ``prob``).
         seed (int): the run seed until ``PerSampleSeedHook`` sets the
             runner's.
     """
 
-    def __init__(self, dataset, crop, layout, flip_prob=0.5, seed=0):
+    def __init__(self, dataset, crop, layout=None, flip_prob=0.5, seed=0):
         # The steps themselves check the arguments and hold the defaults.
         self.crop = RandomResizedCrop(**crop)
         if self.crop.backend != 'pillow':
@@ -66,11 +68,14 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
                 f"crop.backend must be 'pillow' (the batch crop resizes as "
                 f"Pillow does), got {self.crop.backend!r}")
         check_interpolation(self.crop.interpolation, 'crop.interpolation')
-        self.spec = RandSACSegmentGenerator(**layout).spec
-        if tuple(self.spec.grid) != tuple(
-                side // layout['patch_size'] for side in self.crop.scale):
-            raise ValueError(f"layout.input_size {layout['input_size']} is "
-                             f'not the crop size {self.crop.scale}')
+        self.spec = None
+        if layout is not None:
+            self.spec = RandSACSegmentGenerator(**layout).spec
+            if tuple(self.spec.grid) != tuple(
+                    side // layout['patch_size'] for side in self.crop.scale):
+                raise ValueError(
+                    f"layout.input_size {layout['input_size']} is not the "
+                    f'crop size {self.crop.scale}')
         if not 0 <= flip_prob <= 1:
             raise ValueError(f'flip_prob must be in [0, 1], got {flip_prob}')
         self.flip_prob = flip_prob
@@ -99,14 +104,15 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
             *self.images.shape[1:3], crop.crop_ratio_range,
             crop.aspect_ratio_range)
         flips = keyed_uniform(keys, FLIP_STREAM, 1)[:, 0] < self.flip_prob
-        ranks = draw_token_ranks(self.spec, keyed_draws(keys, LAYOUT_STREAM),
-                                 len(indices))
+        ranks = None if self.spec is None else draw_token_ranks(
+            self.spec, keyed_draws(keys, LAYOUT_STREAM), len(indices))
         items = []
         for i, index in enumerate(indices):
             sample = DataSample(metainfo=dict(
                 sample_idx=int(index), crop_box=boxes[i], flip=bool(flips[i]),
                 crop_size=crop.scale, interpolation=crop.interpolation))
-            sample.set_field(ranks[i], 'token_rank')
+            if ranks is not None:
+                sample.set_field(ranks[i], 'token_rank')
             if self.labels is not None:
                 sample.set_gt_label(int(self.labels[index]))
             items.append(dict(inputs=torch.from_numpy(

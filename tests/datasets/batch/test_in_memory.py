@@ -194,3 +194,35 @@ def test_cifar_pickles_and_labels_are_held(tmp_path):
         np.testing.assert_array_equal(dataset.images[i], info['img'])
         assert dataset.labels[i] == info['gt_label']
     assert dataset.metainfo['classes'] == source.metainfo['classes']
+
+
+def test_without_a_layout_samples_carry_no_ranks_and_mae_trains(
+        mnist_root):
+    dataset = DATASETS.build(dict(
+        type='InMemoryBatchImages',
+        dataset=dict(type='CheckedMNIST', data_root=mnist_root),
+        crop=dict(scale=32, crop_ratio_range=(0.2, 1.0), backend='pillow',
+                  interpolation='bicubic')))
+    items = dataset.__getitems__([0, 1, 2, 3])
+    assert 'token_rank' not in items[0]['data_samples']
+    with_layout = _dataset(mnist_root).__getitems__([0, 1, 2, 3])
+    assert [tuple(i['data_samples'].crop_box) for i in items] == \
+        [tuple(i['data_samples'].crop_box) for i in with_layout]
+    torch.manual_seed(0)
+    mae = MODELS.build(dict(
+        type='MAE',
+        data_preprocessor=dict(type='BatchCropDataPreprocessor', mean=MEAN,
+                               std=STD, to_rgb=False),
+        backbone=dict(type='MAEViT', arch=dict(
+            embed_dims=32, num_layers=1, num_heads=2,
+            feedforward_channels=64), img_size=32, patch_size=4,
+            mask_ratio=0.75),
+        neck=dict(type='MAEPretrainDecoder', num_patches=64, patch_size=4,
+                  in_chans=3, embed_dim=32, decoder_embed_dim=32,
+                  decoder_depth=1, decoder_num_heads=2),
+        head=dict(type='MAEPretrainHead', patch_size=4,
+                  loss=dict(type='PixelReconstructionLoss',
+                            criterion='L2'))))
+    mae.init_weights()
+    data = mae.data_preprocessor(default_collate(items), True)
+    assert torch.isfinite(mae(**data, mode='loss')['loss'])
