@@ -155,7 +155,12 @@ class RandSACViTPyramid(RandSACViT):
         """[B, 3, H, W] -> tuple of [B, C, H / s, W / s], s = 4, 8, 16, 32."""
         features = super().forward(x) if self.window_size is None \
             else self._windowed_features(x)
-        return tuple(getattr(self, f'fpn{i + 1}')(f)
+        # VisionTransformer's feature maps are views of [B, h, w, C] tokens
+        # (channels last in memory), and convolutions keep that layout.
+        # mmcv's RoIAlign reads its input as contiguous [B, C, H, W]: on
+        # such maps every RoI feature of Mask R-CNN was scrambled. Maps in
+        # the standard layout from here on.
+        return tuple(getattr(self, f'fpn{i + 1}')(f.contiguous())
                      for i, f in enumerate(features))
 
     def _windowed_features(self, x):
