@@ -5,12 +5,13 @@
 # from cifar10_randsac.py, so that a CIFAR change cannot reach the
 # small-scale study). The first 6000 training images, in the main process:
 # a run takes minutes on 2 CPU cores.
+_base_ = ['../normalisation/fashion-mnist.py']
 dataset_type = 'CheckedFashionMNIST'
 data_root = '/usr/share/datasets/fashion-mnist'
 data_preprocessor = dict(
     type='SelfSupDataPreprocessor',
-    mean=[55.84] * 3,  # statistics of the padded training images
-    std=[84.61] * 3,
+    mean=_base_.fashion_mnist_mean,
+    std=_base_.fashion_mnist_std,
     to_rgb=False,
     non_blocking=True)
 # The layout step has the token grid only: each pretraining config states
