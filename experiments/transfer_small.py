@@ -75,7 +75,7 @@ TASKS = {
         inits=tuple(INITS)),
     'detection': dict(
         config='configs/detection/'
-        'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py',
+        'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-6e_digit-scenes-64x64.py',
         metrics={'bbox_mAP': 'coco/bbox_mAP', 'segm_mAP': 'coco/segm_mAP'},
         inits=('randsac-square', 'randsac-patch-random', 'mae', 'random')),
 }

@@ -42,7 +42,7 @@ def test_epochs_do_the_same_in_epochs():
 def test_a_warmup_in_iterations_stays_in_an_epoch_based_run():
     cfg = Config.fromfile(osp.join(
         REPO_ROOT, 'configs', 'detection',
-        'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py'))
+        'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-6e_digit-scenes-64x64.py'))
     set_epochs(cfg, 3)
     warmup, steps = cfg.param_scheduler
     assert (warmup.by_epoch, warmup.end) == (False, 100)  # iterations

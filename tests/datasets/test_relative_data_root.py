@@ -18,7 +18,7 @@ SEG = 'segmentation/upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py'
 DET = 'detection/mask-rcnn_randsac-vit-b_fpn_coco.py'
 SEG_SMALL = ('segmentation/upernet_randsac-vit-mini-p4_1xb8-4k_digit-scenes-'
              '64x64.py')
-DET_SMALL = ('detection/mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-'
+DET_SMALL = ('detection/mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-6e_digit-'
              'scenes-64x64.py')
 
 

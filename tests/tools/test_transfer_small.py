@@ -19,7 +19,7 @@ DEMO = f'{REPO_ROOT}/configs/demo/randsac_vit-mini-p4_square-16to4_mnist.py'
 SEG = (f'{REPO_ROOT}/configs/segmentation/'
        'upernet_randsac-vit-mini-p4_1xb8-4k_digit-scenes-64x64.py')
 DET = (f'{REPO_ROOT}/configs/detection/'
-       'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py')
+       'mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-6e_digit-scenes-64x64.py')
 
 
 @pytest.fixture(scope='module')

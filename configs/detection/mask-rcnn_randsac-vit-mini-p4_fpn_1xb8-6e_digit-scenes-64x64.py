@@ -16,13 +16,13 @@
 # - fewer proposals, RoIs and RoIAlign samples (below);
 # - BN for SyncBN (one process), fp32 (the schedule base).
 #   python -m experiments.digit_scenes
-#   python tools/train.py configs/detection/mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-12e_digit-scenes-64x64.py \
+#   python tools/train.py configs/detection/mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-6e_digit-scenes-64x64.py \
 #       --device cpu --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/demo/pretrain/epoch_10.pth
 _base_ = [
     '../_base_/models/mask-rcnn_randsac-vit-pyramid_fpn.py',
     '../_base_/models/archs/vit-mini.py',
     '../_base_/datasets/digit_scenes_instance.py',
-    '../_base_/schedules/mask-rcnn_adamw_digit-scenes_12e.py',
+    '../_base_/schedules/mask-rcnn_adamw_digit-scenes_6e.py',
     '../_base_/det_runtime.py',
     '../_base_/normalisation/mnist5k.py',
 ]
