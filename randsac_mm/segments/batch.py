@@ -12,6 +12,7 @@ layout depends on its key alone, never on the batch it shares.
 import numpy as np
 
 from .draws import sample_generators
+from .hierarchy import parents_of_levels
 from .registry import BATCH_SERIALIZATIONS, SERIALIZATIONS
 from .rows import relabel_rows
 from .spec import SegmentSpec
@@ -28,16 +29,6 @@ def _shuffled(levels, draws):
             for labels in levels]
 
 
-def _parents(levels, row):
-    """Row ``row``'s hierarchy as ``parents`` arrays (see .hierarchy)."""
-    parents = []
-    for child, group in zip(levels[:-1], levels[1:]):
-        parent = np.empty(int(child[row].max()) + 1, dtype=np.int64)
-        parent[child[row]] = group[row]
-        parents.append(parent)
-    return parents
-
-
 def _order_keys(spec, levels, draws):
     """Each token's sort key at each level, float64 [B, N] per level."""
     if spec.serialization in BATCH_SERIALIZATIONS:
@@ -48,8 +39,8 @@ def _order_keys(spec, levels, draws):
     serialize = SERIALIZATIONS.get(spec.serialization)
     ranks = np.empty(levels[0].shape, dtype=np.float64)
     for row, rng in enumerate(sample_generators(draws, 'order')):
-        order = serialize(levels[0][row], _parents(levels, row), spec.grid,
-                          rng)
+        parents = parents_of_levels([labels[row] for labels in levels])
+        order = serialize(levels[0][row], parents, spec.grid, rng)
         step = np.empty(len(order))
         step[order] = np.arange(len(order))
         ranks[row] = step[levels[0][row]]

@@ -21,7 +21,7 @@ from .partitions import (
 )
 
 __all__ = ['square_group_side', 'square_hierarchy', 'blob_hierarchy',
-           'token_groups']
+           'token_groups', 'parents_of_levels']
 
 
 def square_group_side(rows, cols, count):
@@ -109,3 +109,22 @@ def token_groups(segment_ids, parents):
         labels = parent[labels]
         groups.append(labels)
     return groups
+
+
+def parents_of_levels(levels):
+    """The inverse of :func:`token_groups`: the ``parents`` arrays of a
+    hierarchy given as the label of every token at every level.
+
+    Args:
+        levels (list[np.ndarray]): int [N] each, the segments first.
+
+    Returns:
+        list[np.ndarray]: int64, ``parents[l][s]`` the level ``l + 1``
+        label of level ``l``'s label ``s``.
+    """
+    parents = []
+    for child, group in zip(levels[:-1], levels[1:]):
+        parent = np.empty(int(child.max()) + 1, dtype=np.int64)
+        parent[child] = group
+        parents.append(parent)
+    return parents

@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hierarchy import token_groups
+from .hierarchy import parents_of_levels, token_groups
 from .partitions import relabel_by_first_token, shuffle_tokens
 from .registry import SERIALIZATIONS
 from .spec import SegmentSpec
@@ -51,12 +51,7 @@ def _canonical_hierarchy(segment_ids, parents):
     """
     levels = [segment_ids] + token_groups(segment_ids, parents)
     levels = [relabel_by_first_token(labels)[0] for labels in levels]
-    new_parents = []
-    for child, group in zip(levels[:-1], levels[1:]):
-        parent = np.empty(int(child.max()) + 1, dtype=np.int64)
-        parent[child] = group
-        new_parents.append(parent)
-    return levels[0], new_parents
+    return levels[0], parents_of_levels(levels)
 
 
 def make_layout(spec, rng):
