@@ -2,7 +2,7 @@ r"""Images per second the two data paths for small images prepare, on one
 CPU thread. From the repository root:
 
     python -m experiments.small_images_speed [--batch-size 512] \
-        [--batches 4] [--out docs/benchmarks/small_images_cpu.json]
+        [--batches 4] [--out docs/benchmarks/small_images_loader_cpu.json]
 
 - **per sample**: the Fashion-MNIST base's training pipeline
   (``configs/_base_/datasets/fashion-mnist_randsac.py``: ``PerSampleSeed``,

@@ -63,7 +63,8 @@ from randsac_mm.evaluation import (
 from . import REPO_ROOT
 from .scalars import logged_scalars
 
-__all__ = ['ORDERINGS', 'QUICK', 'READOUT_NAMES', 'StudySettings', 'VARIANTS',
+__all__ = ['ORDERINGS', 'QUICK', 'READOUT_NAMES', 'SMALL_SCALE', 'StudyPlan',
+           'StudySettings', 'VARIANTS',
            'ordering_gaps', 'run_study', 'summarize']
 
 PROG = 'python -m experiments.study'
@@ -158,6 +159,34 @@ GPU_STUDY = dict(variants=CURVE['variants'], readouts=CURVE['readouts'],
 CUDA_WORKERS = 8
 
 
+@dataclass(frozen=True)
+class StudyPlan:
+    """What a study compares.
+
+    Args:
+        name (str): how its reports name it.
+        variants (dict): {name: (config file in the study's configs folder,
+            or None for the untrained encoder of ``random_base``; the
+            paper row it stands for)}.
+        random_base (str): the config of the untrained encoder.
+        orderings (list): the paper's findings as (worse, better, what the
+            paper shows), the key ones first.
+        cuda_loader (dict): the training loader's settings on CUDA.
+    """
+    name: str
+    variants: dict
+    random_base: str
+    orderings: list
+    cuda_loader: dict = field(default_factory=dict)
+
+
+# The CPU-scale study of configs/small_scale.
+SMALL_SCALE = StudyPlan(
+    'small-scale', VARIANTS, RANDOM_BASE, ORDERINGS,
+    cuda_loader=dict(num_workers=CUDA_WORKERS, persistent_workers=True,
+                     pin_memory=True))
+
+
 @dataclass
 class StudySettings:
     """What a study runs.
@@ -165,7 +194,7 @@ class StudySettings:
     Args:
         configs (str): the folder of the variants' configs.
         eval_data (str): the labelled data config (Fashion-MNIST).
-        variants (list[str]): names of ``VARIANTS``.
+        variants (list[str]): names of the plan's variants.
         seeds (list[int]): one run per variant and seed.
         epochs (int | None): pretraining length (default: the configs').
         eval_epochs (list[int] | None): the epochs whose checkpoints are
@@ -186,10 +215,17 @@ class StudySettings:
         quick (bool): log every iteration (short runs log several losses).
         report_only (bool): train and evaluate nothing: report the runs
             whose readouts are all recorded (a study under way).
+        plan (StudyPlan): the variants and orderings (default: the
+            small-scale study's).
+        compile (bool): pretrain with the loss compiled
+            (``CompileLossHook``, as ``tools/train.py --compile``).
+        workers (int | None): the training loader's worker processes
+            (default: the configs', or the plan's on CUDA). Workers do not
+            change the data: every draw is keyed on (seed, epoch, image).
     """
     configs: str
     eval_data: str
-    variants: list = field(default_factory=lambda: list(VARIANTS))
+    variants: list = None
     seeds: list = field(default_factory=lambda: [0, 1, 2])
     epochs: int = None
     eval_epochs: list = None
@@ -203,12 +239,17 @@ class StudySettings:
     device: str = 'cpu'
     quick: bool = False
     report_only: bool = False
+    plan: StudyPlan = SMALL_SCALE
+    compile: bool = False
+    workers: int = None
 
     def __post_init__(self):
-        unknown = sorted(set(self.variants) - set(VARIANTS))
+        if self.variants is None:
+            self.variants = list(self.plan.variants)
+        unknown = sorted(set(self.variants) - set(self.plan.variants))
         if unknown:
             raise ValueError(f'variants: unknown {unknown}; allowed: '
-                             f'{list(VARIANTS)}')
+                             f'{list(self.plan.variants)}')
         unknown = sorted(set(self.readouts) - set(READOUT_NAMES))
         if unknown:
             raise ValueError(f'readouts: unknown {unknown}; allowed: '
@@ -235,15 +276,18 @@ class StudySettings:
         """The pretraining length the study's configs set."""
         from mmengine.config import Config
         return Config.fromfile(osp.join(
-            self.configs, RANDOM_BASE)).train_cfg.max_epochs
+            self.configs, self.plan.random_base)).train_cfg.max_epochs
 
 
 def variant_config(name, settings):
     """The variant's pretraining config with the study's overrides."""
     from mmengine.config import Config
     cfg = Config.fromfile(osp.join(settings.configs,
-                                   VARIANTS[name][0] or RANDOM_BASE))
+                                   settings.plan.variants[name][0] or
+                                   settings.plan.random_base))
     dataset = cfg.train_dataloader.dataset
+    if dataset.type == 'InMemoryBatchImages':  # the images it holds
+        dataset = dataset.dataset
     if settings.train_images:
         dataset.indices = settings.train_images
     if settings.data_root:
@@ -255,8 +299,13 @@ def variant_config(name, settings):
     # The precision needs no override: the configs' AutocastOptimWrapper
     # autocasts to bf16 on CUDA and leaves a CPU run in float32.
     if settings.device == 'cuda':
-        cfg.train_dataloader.update(num_workers=CUDA_WORKERS,
-                                    persistent_workers=True, pin_memory=True)
+        cfg.train_dataloader.update(settings.plan.cuda_loader)
+    if settings.workers is not None:
+        cfg.train_dataloader.update(num_workers=settings.workers,
+                                    persistent_workers=settings.workers > 0)
+    if settings.compile:
+        cfg.custom_hooks = list(cfg.custom_hooks) + [
+            dict(type='CompileLossHook')]
     return cfg
 
 
@@ -286,8 +335,9 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     from randsac_mm.checkpoint import latest_checkpoint
     folder = run_dir(name, seed, settings)
     record = osp.join(folder, 'pretrain.json')
-    wanted = dict(variant=name, config=VARIANTS[name][0], seed=seed,
-                  epochs=settings.epochs, train_images=settings.train_images,
+    wanted = dict(variant=name, config=settings.plan.variants[name][0],
+                  seed=seed, epochs=settings.epochs,
+                  train_images=settings.train_images,
                   data_root=settings.data_root, **_added_settings(settings))
     checkpoints = {str(e): checkpoint_name(e) for e in settings.eval_epochs}
     if osp.exists(record):
@@ -359,6 +409,8 @@ def _added_settings(settings, *names):
              if getattr(settings, name) is not None}
     if settings.device != 'cpu':  # bf16 on a GPU, not the CPU's float32
         added['device'] = settings.device
+    if settings.compile:
+        added['compile'] = True
     return added
 
 
@@ -427,7 +479,7 @@ def run_one(name, seed, settings, loaders):
     Returns:
         list[dict]: one record per read-out epoch.
     """
-    if VARIANTS[name][0] is None:
+    if settings.plan.variants[name][0] is None:
         if settings.report_only and not is_recorded(name, seed, 0, settings):
             return []
         result = evaluate(name, seed, 0, settings, loaders)
@@ -455,7 +507,7 @@ def run_one(name, seed, settings, loaders):
     return records
 
 
-def summarize(records, variants, readouts):
+def summarize(records, variants, readouts, plan=SMALL_SCALE):
     """Mean and standard deviation over seeds, per variant and readout, of
     the records of one epoch."""
     summary = {}
@@ -463,9 +515,9 @@ def summarize(records, variants, readouts):
         mine = [r for r in records if r['variant'] == name]
         if not mine:
             continue
-        entry = dict(seeds=[r['seed'] for r in mine],
-                     paper_row=VARIANTS[name][1], config=VARIANTS[name][0],
-                     paper_linear=paper_figure(VARIANTS[name][0]))
+        config, row = plan.variants[name]
+        entry = dict(seeds=[r['seed'] for r in mine], paper_row=row,
+                     config=config, paper_linear=paper_figure(config))
         for readout in readouts:
             values = [r[readout] for r in mine]
             entry[readout] = dict(
@@ -475,7 +527,7 @@ def summarize(records, variants, readouts):
     return summary
 
 
-def ordering_gaps(summaries, readouts):
+def ordering_gaps(summaries, readouts, plan=SMALL_SCALE):
     """Each paper ordering's gap (better - worse mean, percentage points)
     and its standard error, sqrt(s_w^2 / n + s_b^2 / n), at every epoch
     both variants were read out, and a verdict at the longest: 'holds'
@@ -487,9 +539,10 @@ def ordering_gaps(summaries, readouts):
 
     Args:
         summaries (dict): {epoch: :func:`summarize` of that epoch}.
+        plan (StudyPlan): whose orderings.
     """
     orderings = []
-    for worse, better, paper in ORDERINGS:
+    for worse, better, paper in plan.orderings:
         epochs = [e for e, s in summaries.items()
                   if worse in s and better in s]
         if not epochs:
@@ -560,15 +613,7 @@ def run_study(settings, log=print):
         dict: what study.json holds.
     """
     os.makedirs(osp.join(settings.work_dir, 'runs'), exist_ok=True)
-
-    # Built at the first readout not recorded yet: a report of recorded
-    # runs (report_only; a clone's committed records) needs no data.
-    @functools.cache
-    def loaders():
-        return labelled_loaders(
-            settings.eval_data, settings.probe_images or settings.train_images,
-            settings.test_images, settings.data_root)
-
+    loaders = study_loaders(settings)
     records = []
     total = len(settings.variants) * len(settings.seeds)
     done = 0
@@ -580,12 +625,37 @@ def run_study(settings, log=print):
             if not records_of_run:
                 log(f'[study {done}/{total}] {name} seed {seed}: not '
                     'recorded yet (report only)')
-            for record in records_of_run:
-                records.append(record)
-                shown = ', '.join(f'{READOUT_NAMES[r]} {record[r]:.2f}%'
-                                  for r in settings.readouts)
-                log(f'[study {done}/{total}] {name} seed {seed} epoch '
-                    f"{record['epoch']}: {shown}")
+            records += records_of_run
+            log_records(records_of_run, f'[study {done}/{total}]', settings,
+                        log)
+    return write_results(records, settings)
+
+
+def study_loaders(settings):
+    """The labelled (train, test) loaders of the readouts, as a function
+    that builds them at its first call (at the first readout not recorded
+    yet: a report of recorded runs, e.g. a clone's committed records,
+    needs no data) and returns the same ones after."""
+    @functools.cache
+    def loaders():
+        return labelled_loaders(
+            settings.eval_data, settings.probe_images or settings.train_images,
+            settings.test_images, settings.data_root)
+    return loaders
+
+
+def log_records(records, prefix, settings, log):
+    """One line per record of :func:`run_one`: its readouts."""
+    for record in records:
+        shown = ', '.join(f'{READOUT_NAMES[r]} {record[r]:.2f}%'
+                          for r in settings.readouts)
+        log(f"{prefix} {record['variant']} seed {record['seed']} epoch "
+            f"{record['epoch']}: {shown}")
+
+
+def write_results(records, settings):
+    """Summarises ``records`` (of :func:`run_one`) and writes the report
+    (see :func:`run_study`); returns what study.json holds."""
     if not records:
         raise RuntimeError(f'{settings.work_dir}: no run of these settings '
                            'is recorded yet; run the study without '
@@ -593,9 +663,10 @@ def run_study(settings, log=print):
     # The untrained encoder (epoch 0) is the baseline at every epoch.
     summaries = {epoch: summarize(
         [r for r in records if r['epoch'] in (0, epoch)], settings.variants,
-        settings.readouts) for epoch in settings.eval_epochs}
-    orderings = ordering_gaps(summaries, settings.readouts)
-    result = dict(settings=_portable_paths(asdict(settings)),
+        settings.readouts, settings.plan) for epoch in settings.eval_epochs}
+    orderings = ordering_gaps(summaries, settings.readouts, settings.plan)
+    shown = dict(_portable_paths(asdict(settings)), plan=settings.plan.name)
+    result = dict(settings=shown,
                   records=records,
                   summary={str(e): s for e, s in summaries.items()},
                   orderings=orderings,
@@ -607,6 +678,41 @@ def run_study(settings, log=print):
     return result
 
 
+def add_settings_args(parser, variants, defaults):
+    """Adds the arguments of a study's settings (``StudySettings``' fields
+    a command sets) to ``parser``, each default said by ``defaults``
+    ({dest: what None means}); every argument defaults to None."""
+    def add(flag, dest, help, **kwargs):
+        parser.add_argument(flag, dest=dest, **kwargs,
+                            help=f'{help}; None: {defaults[dest]}'
+                            if dest in defaults else help)
+    add('--variants', 'variants', "the variants run, each a study's config",
+        nargs='+', choices=list(variants))
+    add('--seeds', 'seeds', 'one run per variant and seed', nargs='+',
+        type=int)
+    add('--epochs', 'epochs', 'pretraining epochs', type=positive_int)
+    add('--probe', 'readouts', 'readouts', nargs='+',
+        choices=list(READOUT_NAMES))
+    add('--train-images', 'train_images', "the first so many training "
+        "images pretrain, and train the probes unless --probe-images",
+        type=positive_int)
+    add('--test-images', 'test_images', 'test images',
+        type=positive_int)
+    add('--probe-images', 'probe_images', 'labelled training images the '
+        'probes train on and the k-NN searches', type=positive_int)
+    add('--probe-epochs', 'probe_epochs', 'probe epochs on the cached '
+        'features', type=positive_int)
+    add('--data-root', 'data_root', "folder of the Fashion-MNIST IDX "
+        "files (Debian's dataset-fashion-mnist: "
+        '/usr/share/datasets/fashion-mnist)')
+    add('--work-dir', 'work_dir', 'folder of the runs (checkpoints, '
+        'records) and the report')
+    add('--device', 'device', 'cpu (any GPU is hidden): float32 '
+        'pretraining; cuda: bf16 pretraining and the features extracted on '
+        'the GPU (the probes train on the CPU), or exit code 2 if CUDA '
+        'cannot be used', choices=DEVICES)
+
+
 def parse_args(argv=None):
     """The arguments, with the preset's values where none was given (so
     ``--gpu-study --seeds 0 1 2`` runs three seeds), and the parser.
@@ -616,42 +722,16 @@ def parse_args(argv=None):
     """
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                      formatter_class=HelpFormatter)
-    parser.add_argument('--variants', nargs='+', choices=list(VARIANTS),
-                        help='the ablations run, each a config of '
-                        'configs/small_scale; None: the 12 of the table')
-    parser.add_argument('--seeds', nargs='+', type=int,
-                        help='one run per variant and seed; None: 0 1 2')
-    parser.add_argument('--epochs', type=positive_int,
-                        help="pretraining epochs; None: the configs' 5")
+    add_settings_args(parser, VARIANTS, dict(
+        variants='the 12 of the table', epochs="the configs' 5",
+        readouts='linear knn', train_images="the configs' 6000",
+        probe_images='--train-images',
+        work_dir="the preset's, else work_dirs/small_scale_study",
+        device='cpu'))
     parser.add_argument('--eval-epochs', type=positive_int, nargs='+',
                         help="epochs whose checkpoints are read out, the last"
                         " being the run's length: a learning curve from one "
                         'run per seed; None: the last epoch')
-    parser.add_argument('--probe', dest='readouts', nargs='+',
-                        choices=list(READOUT_NAMES),
-                        help='readouts; None: linear knn')
-    parser.add_argument('--train-images', type=positive_int,
-                        help="pretraining images, and the probes' unless "
-                        "--probe-images; None: the configs' 6000")
-    parser.add_argument('--test-images', type=positive_int,
-                        help='test images; None: all 10,000')
-    parser.add_argument('--probe-images', type=positive_int,
-                        help='labelled training images the probes train on '
-                        'and the k-NN searches; None: --train-images')
-    parser.add_argument('--probe-epochs', type=positive_int,
-                        help='probe epochs on the cached features; None: 90')
-    parser.add_argument('--data-root',
-                        help='folder of the Fashion-MNIST IDX files; None: '
-                        "the configs', /usr/share/datasets/fashion-mnist")
-    parser.add_argument('--work-dir',
-                        help='folder of the runs and the report; None: '
-                        "the preset's, else work_dirs/small_scale_study")
-    parser.add_argument('--device', choices=DEVICES,
-                        help='None or cpu (any GPU is hidden): float32 '
-                        'pretraining in the main process; cuda: bf16 '
-                        'pretraining with dataloader workers and the features'
-                        ' extracted on the GPU (the probes train on the CPU),'
-                        ' or exit code 2 if CUDA cannot be used')
     parser.add_argument('--report-only', action='store_true',
                         help='train and evaluate nothing: write the report '
                         'of the runs already recorded in --work-dir (a '

@@ -47,24 +47,54 @@ def markdown(result):
               (f' (fewer for {", ".join(partial)})' if partial else '') +
               "; 'random' is the untrained encoder.", '']
     epochs = [int(e) for e in result['summary']]
+    last = result['summary'][str(epochs[-1])]
     for readout in readouts:
         lines += [f'#### Paper orderings, {readout_title(readout)}: gap ± '
                   'standard error (points)', '',
                   'Over the seeds both variants have'
                   + (' (those of the partial variants above)'
-                     if partial else '') + '.', '',
-                  '| paper ordering | ' + ' | '.join(
+                     if partial else '') + "; the paper's gap in its "
+                  'CIFAR10 linear probe beside.', '',
+                  '| paper ordering | paper LIN gap | ' + ' | '.join(
                       f'{e} ep' for e in epochs) + ' | at the longest |',
-                  '| --- | ' + ' | '.join('---:' for _ in epochs) +
+                  '| --- | ---: | ' + ' | '.join('---:' for _ in epochs) +
                   ' | --- |']
         for o in result['orderings']:
             r = o['readouts'][readout]
             by_epoch = {p['epoch']: _gap(p) for p in r['by_epoch']}
             lines.append(f"| {o['worse']} < {o['better']}: {o['paper']} | "
+                         f"{_paper_gap(last, o)} | "
                          + ' | '.join(by_epoch.get(e, '-') for e in epochs)
                          + f" | {r['verdict']} |")
         lines.append('')
+    lines += _departures(result, readouts)
     return '\n'.join(lines)
+
+
+def _paper_gap(summary, ordering):
+    """The paper's linear-probe gap of an ordering, or '-' without both
+    figures."""
+    figures = [summary.get(ordering[k], {}).get('paper_linear')
+               for k in ('worse', 'better')]
+    if not all(isinstance(f, (int, float)) for f in figures):
+        return '-'
+    return f'{figures[1] - figures[0]:+.2f}'
+
+
+def _departures(result, readouts):
+    """Lines that say which orderings did not come out as the paper says
+    (any verdict but 'holds' at the longest)."""
+    lines = ['#### Not as the paper says', '']
+    for o in result['orderings']:
+        for readout in readouts:
+            r = o['readouts'][readout]
+            if r['verdict'] != 'holds':
+                lines.append(f"- {o['worse']} < {o['better']} "
+                             f"({o['paper']}), {readout_title(readout)}: "
+                             f"{_gap(r['by_epoch'][-1])}, {r['verdict']}")
+    if len(lines) == 2:
+        lines.append('- nothing: every ordering holds (gap > 2 SE).')
+    return lines + ['']
 
 
 def bar_chart(summary, readouts, path, title):

@@ -11,7 +11,8 @@ PRETRAIN_CONFIGS = sorted(
     [osp.join(CONFIG_DIR, 'randsac_vit-b_in1k.py')] +
     [p for p in glob(osp.join(CONFIG_DIR, 'demo', '*.py'))
      if osp.basename(p).startswith('randsac')] +
-    glob(osp.join(CONFIG_DIR, 'small_scale', '*.py')))
+    glob(osp.join(CONFIG_DIR, 'small_scale', '*.py')) +
+    glob(osp.join(CONFIG_DIR, 'paper_scale', '*.py')))
 EVAL_CONFIGS = sorted(glob(osp.join(CONFIG_DIR, 'benchmarks', '*', '*.py')))
 SUPERVISED_CONFIGS = sorted(glob(osp.join(CONFIG_DIR, 'supervised', '*.py')))
 SMALL_ARCH = dict(embed_dims=64, num_layers=2, num_heads=2,
@@ -74,10 +75,13 @@ def localise(cfg, data_roots, work_dir):
     """Tiny data, one iteration, no workers, no validation, CPU-friendly."""
     loader = cfg.train_dataloader
     dataset = loader.dataset
+    if dataset.type == 'InMemoryBatchImages':  # the data set it holds
+        dataset = dataset.dataset
     if dataset.type not in ('DigitsDataset', 'MNIST5k'):  # data installed
         dataset.data_root = data_roots[dataset.type]
     dataset.indices = 2
-    loader.update(batch_size=2, num_workers=0, persistent_workers=False)
+    loader.update(batch_size=2, num_workers=0, persistent_workers=False,
+                  pin_memory=False)
     cfg.train_cfg.max_epochs = 1
     cfg.train_cfg.pop('val_interval', None)
     for key in ('val_dataloader', 'val_cfg', 'val_evaluator'):

@@ -154,8 +154,13 @@ def pipeline_step_types(path):
 
 
 def layout_step(path):
-    """The resolved training pipeline's layout step, or None."""
-    steps = [step for step in load(path).train_dataloader.dataset.pipeline
+    """The resolved training pipeline's layout step (on the batch path:
+    the data set's layout arguments), or None."""
+    dataset = load(path).train_dataloader.dataset
+    if dataset.type == 'InMemoryBatchImages':
+        return dataset.layout and dict(dataset.layout.to_dict(),
+                                       type=LAYOUT_STEP)
+    steps = [step for step in dataset.pipeline
              if step['type'] == LAYOUT_STEP]
     return steps[0].to_dict() if steps else None
 

@@ -45,9 +45,16 @@ def test_config_builds_model_and_pipeline(path):
     shrink_model(model_cfg)
     model = MODELS.build(model_cfg)
     assert sum(p.numel() for p in model.parameters()) > 0
-    pipeline = [TRANSFORMS.build(t)
-                for t in cfg.train_dataloader.dataset.pipeline]
-    assert type(pipeline[-1]).__name__ == 'PackInputs'
+    dataset = cfg.train_dataloader.dataset
+    if dataset.type == 'InMemoryBatchImages':  # the batch path's steps
+        TRANSFORMS.build(dict(dataset.crop, type='RandomResizedCrop'))
+        if dataset.layout is not None:
+            TRANSFORMS.build(dict(dataset.layout,
+                                  type='RandSACSegmentGenerator'))
+        assert cfg.data_preprocessor.type == 'BatchCropDataPreprocessor'
+    else:
+        pipeline = [TRANSFORMS.build(t) for t in dataset.pipeline]
+        assert type(pipeline[-1]).__name__ == 'PackInputs'
     header = open(path).read().splitlines()[0]
     assert header.startswith('#')
 
@@ -127,7 +134,7 @@ def test_pretraining_losses_equal_the_recorded_ones(pretrained_checkpoints):
 
 # Evaluated by tools/analysis/eval_frozen.py, which builds the encoder from
 # the pretraining config itself (no evaluation config of matching shape).
-FROZEN_EVALUATED = ('small_scale/',
+FROZEN_EVALUATED = ('small_scale/', 'paper_scale/',
                     'demo/randsac_vit-mini-p4_square-16to4_mnist',
                     # the small transfer study's readout and initialisations
                     'demo/randsac_vit-mini-p4_patch-random_mnist',
@@ -307,13 +314,50 @@ def test_main_config_is_the_paper_recipe():
     assert tuple(crop.crop_ratio_range) == (0.2, 1.0)
 
 
+@pytest.mark.parametrize(
+    'path',
+    [p for p in PRETRAIN_CONFIGS if name(p).startswith('paper_scale/')],
+    ids=name)
+def test_paper_scale_rows_are_the_appendix_recipe(path):
+    """Paper Table "CIFAR10 Pre-training setting" on one GPU: ViT-T/4 with
+    a 3-layer decoder, AdamW at base_lr 1e-3 for batch 512, betas (0.9,
+    0.999), weight decay 0.05, 10 warmup epochs then cosine, the paper's
+    crop and flip, bf16 on CUDA; on the batch data path."""
+    cfg = Config.fromfile(path)
+    backbone = cfg.model.backbone
+    assert (backbone.img_size, backbone.patch_size) == (32, 4)
+    if backbone.type == 'RandSACViT':
+        assert backbone.arch == 'deit-tiny' and cfg.model.neck.num_layers == 3
+    else:  # two-stream: the encoder's 12 layers and the decoder's 3
+        assert backbone.arch.num_layers == 15
+    opt = cfg.optim_wrapper
+    assert opt.type == 'AutocastOptimWrapper' and opt.dtype == 'bfloat16'
+    assert opt.optimizer.lr == pytest.approx(1e-3 * 512 / 256)
+    assert tuple(opt.optimizer.betas) == (0.9, 0.999)
+    assert opt.optimizer.weight_decay == 0.05
+    loader = cfg.train_dataloader
+    assert loader.batch_size == cfg.auto_scale_lr.base_batch_size == 512
+    warmup, cosine = cfg.param_scheduler
+    assert (warmup.type, warmup.end) == ('LinearLR', 10)
+    assert (cosine.type, cosine.end) == ('CosineAnnealingLR',
+                                         cfg.train_cfg.max_epochs)
+    assert cfg.train_cfg.max_epochs >= 200
+    dataset = loader.dataset
+    assert dataset.type == 'InMemoryBatchImages'
+    assert tuple(dataset.crop.crop_ratio_range) == (0.2, 1.0)
+    assert dataset.flip_prob == 0.5
+
+
 @pytest.mark.parametrize('path', PRETRAIN_CONFIGS, ids=name)
 def test_pretraining_runs_are_reproducible_and_checkpoints_atomic(path):
-    """Crops and layouts are keyed on the sample (PerSampleSeed first, its
-    hook on), the global generators survive a resume, and checkpoints go
-    through the atomic backend."""
+    """Crops and layouts are keyed on the sample (PerSampleSeed first, or
+    the batch path's data set; the hook on), the global generators survive
+    a resume, and checkpoints go through the atomic backend."""
     cfg = Config.fromfile(path)
-    assert cfg.train_dataloader.dataset.pipeline[0].type == 'PerSampleSeed'
+    dataset = cfg.train_dataloader.dataset
+    # The batch path keys its draws itself (docs/guarantees.md).
+    assert dataset.type == 'InMemoryBatchImages' or \
+        dataset.pipeline[0].type == 'PerSampleSeed'
     hooks = {h.type for h in cfg.custom_hooks}
     assert {'PerSampleSeedHook', 'NonFiniteLossHook',
             'RandomStateHook'} <= hooks

@@ -455,10 +455,11 @@ def test_committed_study_results_have_the_schema_run_study_writes(
     assert set(result) == {'settings', 'records', 'summary', 'orderings',
                            'pretrain_minutes'}
     settings = result['settings']
-    # device and probe_images came later; a record without them ran at
-    # their defaults (see study._added_settings).
+    # device, probe_images, plan, compile and workers came later; a record
+    # without them ran at their defaults (see study._added_settings).
     names = {f.name for f in fields(study.StudySettings)}
-    assert names - {'device', 'probe_images'} <= set(settings) <= names
+    later = {'device', 'probe_images', 'plan', 'compile', 'workers'}
+    assert names - later <= set(settings) <= names
     readouts, epochs = settings['readouts'], settings['eval_epochs']
     for record in result['records']:
         assert set(record) == {'variant', 'seed', 'epoch', 'loss',

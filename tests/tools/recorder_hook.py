@@ -1,5 +1,6 @@
 """A test-only hook that records, per rank and iteration, the training loss
-and the segment layouts of the batch (imported by the test configs of
+and the segment layouts of the batch, and on the batch data path each
+sample's crop box and flip (imported by the test configs of
 test_distributed_and_resume.py through custom_imports)."""
 import json
 import os.path as osp
@@ -20,6 +21,10 @@ class LayoutRecorderHook(Hook):
                    for s in data_batch['data_samples']]
         row = dict(iter=runner.iter + 1, loss=float(outputs['loss']),
                    layouts=layouts)
+        samples = data_batch['data_samples']
+        if 'crop_box' in samples[0].metainfo_keys():
+            row['crops'] = [np.asarray(s.crop_box).tolist() + [int(s.flip)]
+                            for s in samples]
         path = osp.join(runner.work_dir, f'record_rank{get_rank()}.jsonl')
         with open(path, 'a') as f:
             f.write(json.dumps(row) + '\n')

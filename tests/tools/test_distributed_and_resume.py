@@ -1,9 +1,11 @@
-"""Reliability of training runs, end to end on the CPU:
+"""Reliability of training runs, end to end on the CPU, on both data paths
+(the per-sample pipeline and the batch path of small images):
 
 - 2 gloo processes compute, iteration by iteration, the losses of 1 process
-  with the same global batch and seed, on the same sample layouts;
-- a run killed with SIGKILL and resumed continues with the losses and
-  layouts of an uninterrupted run;
+  with the same global batch and seed, on the same sample layouts (and
+  crops, on the batch path);
+- a run killed with SIGKILL and resumed continues with the losses, layouts
+  (and crops) of an uninterrupted run;
 - ``load_from`` takes a real training checkpoint under weights-only
   loading.
 """
@@ -35,10 +37,33 @@ def main_config_randomness():
     return randomness
 
 
-def write_config(tmp_path, images, batch_size, epochs):
+DATA_PATHS = ('per_sample', 'batch')
+
+
+def batch_path_dataset(images):
+    """The demo's data set on the batch data path: held by
+    ``InMemoryBatchImages`` with the demo pipeline's crop and layout, and a
+    flip (the demo has none: here every draw is exercised)."""
+    from mmengine.config import Config
+    demo = Config.fromfile(DEMO)
+    dataset = demo.train_dataloader.dataset.to_dict()
+    steps = {step.pop('type'): step for step in dataset.pop('pipeline')}
+    return dict(_delete_=True, type='InMemoryBatchImages',
+                dataset=dict(dataset, indices=images),
+                crop=steps['RandomResizedCrop'], flip_prob=0.5,
+                layout=steps['RandSACSegmentGenerator'])
+
+
+def write_config(tmp_path, images, batch_size, epochs, data_path):
     """The demo pretraining config, small, logging every iteration, with
-    the recorder hook and the main config's randomness."""
+    the recorder hook and the main config's randomness, on ``data_path``
+    (one of ``DATA_PATHS``)."""
     cfg = tmp_path / 'cfg.py'
+    dataset = dict(indices=images)
+    crop = ''
+    if data_path == 'batch':  # the crop in the data preprocessor
+        dataset = batch_path_dataset(images)
+        crop = "data_preprocessor = dict(type='BatchCropDataPreprocessor')"
     cfg.write_text(f"""
 _base_ = [{DEMO!r}]
 randomness = {main_config_randomness()!r}
@@ -49,8 +74,8 @@ custom_hooks = [dict(type='MeanLogsOverProcessesHook'),
                 dict(type='NonFiniteLossHook'),
                 dict(type='PerSampleSeedHook'),
                 dict(type='LayoutRecorderHook')]
-train_dataloader = dict(batch_size={batch_size},
-                        dataset=dict(indices={images}))
+train_dataloader = dict(batch_size={batch_size}, dataset={dataset!r})
+{crop}
 train_cfg = dict(max_epochs={epochs})
 log_processor = dict(window_size=1)
 default_hooks = dict(logger=dict(interval=1),
@@ -67,12 +92,22 @@ def records(work_dir, rank=0):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_two_processes_compute_what_one_process_computes(tmp_path):
+def same_draws(a, b, key):
+    """Whether two lists of records drew the same ``key`` (layouts or
+    crops) over the same samples, in any order."""
+    return sorted(json.dumps(x) for x in a[key]) == \
+        sorted(json.dumps(x) for x in b[key])
+
+
+@pytest.mark.parametrize('data_path', DATA_PATHS)
+def test_two_processes_compute_what_one_process_computes(tmp_path,
+                                                         data_path):
     single, dist = tmp_path / 'single', tmp_path / 'dist'
-    run_tool(['tools/train.py', write_config(tmp_path, 128, 32, 2),
+    run_tool(['tools/train.py', write_config(tmp_path, 128, 32, 2, data_path),
               '--device', 'cpu', '--work-dir', single], env=ENV)
     (tmp_path / 'd').mkdir()
-    run_tool(['tools/dist_train.sh', write_config(tmp_path / 'd', 128, 16, 2),
+    run_tool(['tools/dist_train.sh',
+              write_config(tmp_path / 'd', 128, 16, 2, data_path),
               '2', '--device', 'cpu', '--work-dir', dist],
              env=dict(ENV, PORT=str(free_port())))
     one = records(single)
@@ -86,10 +121,13 @@ def test_two_processes_compute_what_one_process_computes(tmp_path):
         assert r0['loss'] == pytest.approx(a['loss'], rel=1e-5), it
         # The global batch gets the same layouts; no layout is shared by
         # the two ranks.
-        split = [json.dumps(x) for x in r0['layouts'] + r1['layouts']]
-        assert sorted(split) == sorted(json.dumps(x) for x in a['layouts'])
+        both = {key: r0[key] + r1[key] for key in ('layouts', 'crops')
+                if key in a}
+        assert same_draws(both, a, 'layouts'), it
         assert not {json.dumps(x) for x in r0['layouts']} & \
             {json.dumps(x) for x in r1['layouts']}
+        if data_path == 'batch':  # and the same crops and flips
+            assert same_draws(both, a, 'crops'), it
     # The losses moved: the runs trained, and agree while doing it.
     assert one[-1]['loss'] < one[0]['loss']
 
@@ -99,8 +137,10 @@ def train_cmd(cfg, work_dir, *flags):
             '--work-dir', str(work_dir), *flags]
 
 
-def test_sigkilled_run_resumes_exactly(tmp_path):
-    cfg = write_config(tmp_path, 256, 32, 3)  # 8 iterations an epoch
+@pytest.mark.parametrize('data_path', DATA_PATHS)
+def test_sigkilled_run_resumes_exactly(tmp_path, data_path):
+    # 8 iterations an epoch
+    cfg = write_config(tmp_path, 256, 32, 3, data_path)
     full, killed = tmp_path / 'full', tmp_path / 'killed'
     env = dict(os.environ, OMP_NUM_THREADS='1', **ENV)
     subprocess.run(train_cmd(cfg, full), cwd=REPO_ROOT, env=env, check=True,
@@ -136,6 +176,8 @@ def test_sigkilled_run_resumes_exactly(tmp_path):
     for r in after:
         ref = reference[r['iter'] - 1]
         assert r['layouts'] == ref['layouts'], r['iter']
+        assert r.get('crops') == ref.get('crops'), r['iter']
+        assert ('crops' in r) == (data_path == 'batch')
         assert r['loss'] == pytest.approx(ref['loss'], rel=1e-6), r['iter']
     # The final weights are the uninterrupted run's.
     import randsac_mm.registration  # noqa: F401
@@ -146,7 +188,7 @@ def test_sigkilled_run_resumes_exactly(tmp_path):
 
 
 def test_load_from_a_training_checkpoint(tmp_path):
-    cfg = write_config(tmp_path, 64, 32, 1)
+    cfg = write_config(tmp_path, 64, 32, 1, 'per_sample')
     run_tool(['tools/train.py', cfg, '--device', 'cpu', '--work-dir',
               tmp_path / 'a'], env=ENV)
     ckpt = tmp_path / 'a' / 'epoch_1.pth'

@@ -1,12 +1,13 @@
 # CIFAR-10 classification for fine-tuning and linear probing (32 px, the
 # standard python batches under data/cifar10/cifar-10-batches-py).
+_base_ = ['../normalisation/cifar10.py']
 dataset_type = 'CheckedCIFAR10'
 data_root = 'data/cifar10'
 num_classes = 10
 data_preprocessor = dict(
     num_classes=num_classes,
-    mean=[125.307, 122.961, 113.8575],
-    std=[51.5865, 50.847, 51.255],
+    mean=_base_.cifar10_mean,
+    std=_base_.cifar10_std,
     to_rgb=False)
 # Fine-tuning augmentation (paper Table "End-to-end fine-tuning setting"):
 # RandAug(9, 0.5); mixup and cutmix come from the schedule.

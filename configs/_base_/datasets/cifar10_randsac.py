@@ -1,12 +1,13 @@
 # CIFAR-10 pretraining data (standard python batches under data/cifar10/
 # cifar-10-batches-py). Paper: RandomResizedCrop(0.2, 1.0) and flip; the
 # segment layout is sampled per image after the crop.
+_base_ = ['../normalisation/cifar10.py']
 dataset_type = 'CheckedCIFAR10'
 data_root = 'data/cifar10'
 data_preprocessor = dict(
     type='SelfSupDataPreprocessor',
-    mean=[125.307, 122.961, 113.8575],
-    std=[51.5865, 50.847, 51.255],
+    mean=_base_.cifar10_mean,
+    std=_base_.cifar10_std,
     to_rgb=False,  # CIFAR batches are RGB already
     non_blocking=True)  # host-to-GPU copies from pinned memory, async
 

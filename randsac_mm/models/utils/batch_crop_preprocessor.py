@@ -18,10 +18,11 @@ class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
 
     The boxes, flips, output size and interpolation come from the
     samples' metainfo (``crop_box``, ``flip``, ``crop_size``,
-    ``interpolation``), so the crop is stated once, in the data set. It
-    crops whenever it is called (a pretraining has no validation), and
-    refuses samples without them (another data set's) and batches not
-    collated into one tensor (``collate_fn=dict(type='default_collate')``).
+    ``interpolation``), so the crop is stated once, in the data set. A
+    training batch must carry them (another data set's is refused), and
+    one tensor (``collate_fn=dict(type='default_collate')``). Outside
+    training, a batch without crops (a readout's labelled images, whole)
+    is normalised as ``SelfSupDataPreprocessor`` does.
 
     Args:
         **kwargs: ``SelfSupDataPreprocessor``'s (mean, std, to_rgb, ...).
@@ -30,10 +31,13 @@ class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
     def forward(self, data, training=False):
         data = self.cast_data(data)
         samples = data['data_samples']
-        if not samples or 'crop_box' not in samples[0].metainfo_keys():
+        cropped = bool(samples) and 'crop_box' in samples[0].metainfo_keys()
+        if not cropped and not training:  # whole images: normalise only
+            return super().forward(data, training)
+        if not cropped:
             raise KeyError(
-                'BatchCropDataPreprocessor: the data samples carry no '
-                'crop_box; it preprocesses the batches of the '
+                "BatchCropDataPreprocessor: a training batch's data samples "
+                'carry no crop_box; it preprocesses the batches of the '
                 'InMemoryBatchImages data set')
         if not torch.is_tensor(data['inputs']):
             raise TypeError(

@@ -144,13 +144,30 @@ def test_randsac_trains_on_the_batches(mnist_root):
     assert model.backbone.patch_embed.projection.weight.grad.abs().sum() > 0
 
 
-def test_samples_of_another_data_set_are_refused():
+def test_training_samples_of_another_data_set_are_refused():
     from mmpretrain.structures import DataSample
     preprocessor = MODELS.build(dict(type='BatchCropDataPreprocessor',
                                      mean=MEAN, std=STD))
-    with pytest.raises(KeyError, match='carry no crop_box'):
+    with pytest.raises(KeyError, match="batch's data samples carry no"):
         preprocessor(dict(inputs=torch.zeros(2, 3, 32, 32),
-                          data_samples=[DataSample(), DataSample()]))
+                          data_samples=[DataSample(), DataSample()]), True)
+
+
+def test_whole_images_outside_training_are_normalised_only():
+    """A readout's labelled images (no crop boxes) pass as they are, as
+    the per-sample path's preprocessor passes them."""
+    from mmpretrain.structures import DataSample
+    kwargs = dict(mean=MEAN, std=STD, to_rgb=False)
+    batch = dict(inputs=torch.randint(0, 256, (2, 3, 32, 32),
+                                      dtype=torch.uint8),
+                 data_samples=[DataSample(), DataSample()])
+    ours = MODELS.build(dict(type='BatchCropDataPreprocessor', **kwargs))(
+        batch, False)
+    plain = MODELS.build(dict(type='SelfSupDataPreprocessor', **kwargs))(
+        batch, False)
+    assert ours['inputs'].shape == (2, 3, 32, 32)
+    torch.testing.assert_close(ours['inputs'], plain['inputs'], rtol=0,
+                               atol=0)
 
 
 @pytest.mark.parametrize('change, message', [

@@ -1,0 +1,10 @@
+# Paper Table "Performance of Architectures", CIFAR10 Transformer row, at
+# the paper's scale on Fashion-MNIST: the masked transformer, every decoder
+# layer reading the last encoder layer. Blob segments 11 -> 5, as every row
+# of that table.
+_base_ = ['./_base_/randsac_vit-tiny-p4_norm-pix_fashion-mnist.py']
+from randsac_mm.segments.config import with_segments  # noqa: E402
+
+train_dataloader = dict(dataset=dict(layout=with_segments(
+    _base_.layout, segment='blob', num_segments=11,
+    hierarchy=(5, ))))

@@ -1,0 +1,388 @@
+r"""The paper's CIFAR-scale rows on one GPU, run by run: the paper-scale
+study. From the repository root:
+
+    python -m experiments.paper_scale --plan      # what is done, what
+        # remains, minutes per run: docs/benchmarks/paper_scale/plan.md
+    python -m experiments.paper_scale --budget-minutes 9   # on a GPU: the
+        # next runs that fit in 9 minutes, records committed after
+    python -m experiments.paper_scale --report-only   # the orderings so far
+    python -m experiments.paper_scale --quick     # the test's run (CPU)
+
+Each variant is a row of ``configs/paper_scale/`` (ViT-T/4, the appendix's
+CIFAR10 recipe at batch 512, on Fashion-MNIST's 60,000 training images and
+the batch data path; its header cites the paper row). A run (variant x
+seed) pretrains the row, compiled, in bf16 on CUDA, and reads out its
+frozen encoder at the paper's protocol: the linear probe on the features
+of all 60,000 training images, tested on the 10,000 test images, a
+weighted k-NN and an attentive probe (``randsac_mm.evaluation``; features
+extracted on the GPU). ``random`` is the untrained encoder.
+
+The runs go in the plan's order: the variants of the key orderings (random
+over raster, squares over patches, blobs over patches, coherent over
+shuffled, skip over plain) at every seed first, then the others. A command
+runs the runs not yet recorded, in that order, while the next one's
+estimate fits in ``--budget-minutes``. Each run's records (settings,
+losses, readouts, device, minutes; never its checkpoints) are copied to
+``--records`` (default ``docs/benchmarks/paper_scale/``), to be committed;
+a run recorded there is done on any machine. A run interrupted on this
+machine resumes from its last checkpoint in ``--work-dir`` (every 10
+epochs). The report (``study.md``, ``study.json``, ``study.png``, beside the
+records) states each ordering with its seeds, gap and standard error, the
+paper's figures beside it, and what did not come out as the paper says.
+
+Speed, for the estimates: the records' own minutes once runs are recorded
+on the device; before, ``docs/benchmarks/gpu/paper_scale_speed.json``
+(``python -m experiments.paper_scale_speed --device cuda --compile``);
+before that, the goal of 30,000 images a second.
+"""
+import argparse
+import dataclasses
+import glob
+import json
+import os
+import os.path as osp
+import shutil
+import statistics
+import time
+
+from randsac_mm._cli.args import HelpFormatter, positive_float
+from randsac_mm._cli.device import NoUsableCuda, use_device
+from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm.evaluation import accuracy_readouts
+
+from . import REPO_ROOT
+from . import study as small
+from .study import StudyPlan, StudySettings
+
+__all__ = ['PAPER_SCALE', 'QUICK', 'plan_runs', 'run_paper_scale']
+
+PROG = 'python -m experiments.paper_scale'
+CONFIGS = osp.join(REPO_ROOT, 'configs', 'paper_scale')
+EVAL_DATA = small.EVAL_DATA
+SPEED = osp.join(REPO_ROOT, 'docs', 'benchmarks', 'gpu',
+                 'paper_scale_speed.json')
+# The issue's goal on one H100, for estimates before any measurement.
+GOAL_IMAGES_PER_S = 30000
+FASHION_MNIST_TRAIN = 60000
+
+
+def _row(name):
+    """The config file of a row of configs/paper_scale."""
+    return f'{name}_1xb512-200e_fashion-mnist.py'
+
+
+PAPER_SCALE = StudyPlan(
+    'paper-scale',
+    variants={
+        'patch-raster': (_row('randsac_vit-tiny-p4_patch-raster'),
+                         'Serialization, patch-raster (ViT-T)'),
+        'patch-random': (_row('randsac_vit-tiny-p4_patch-random'),
+                         'Serialization, patch-random (ViT-T)'),
+        'square-m2': (_row('randsac_vit-tiny-p4_square-m2'),
+                      'Square size M=2 (ViT-T)'),
+        'blob-k7': (_row('randsac_vit-tiny-p4_blob-k7'),
+                    'Segment Coherence, K=7 (ViT-T)'),
+        'blob-k7-shuffle': (_row('randsac_vit-tiny-p4_blob-k7-shuffle'),
+                            'Segment Coherence, Shuffle K=7 (ViT-T)'),
+        'transformer': (_row('randsac_vit-tiny-p4_blob-11to5_transformer'),
+                        'Architectures, transformer, blob 11 -> 5 (ViT-T)'),
+        'transformer-skip': (
+            _row('randsac_vit-tiny-p4_blob-11to5_transformer-skip'),
+            'Architectures, transformer-skip, blob 11 -> 5 (ViT-T)'),
+        'random': (None, 'no pretraining'),
+        'square-16to4': (_row('randsac_vit-tiny-p4_square-m2-16to4'),
+                         'Hierarchy, square 16 -> 4 (ViT-T)'),
+        'two-stream': (_row('randsac_vit-tiny-p4_blob-11to5_two-stream'),
+                       'Architectures, two-stream, blob 11 -> 5 (ViT-T)'),
+        'mae': (_row('mae_vit-tiny-p4'),
+                'Low-data, MAE, decoder matched (ViT-S)'),
+    },
+    random_base=_row('randsac_vit-tiny-p4_square-m2'),
+    orderings=[
+        ('patch-raster', 'patch-random',
+         'Table "Serialization": random order beats raster'),
+        ('patch-random', 'square-m2',
+         'Table "Segments": squares beat single patches'),
+        ('patch-random', 'blob-k7',
+         'Table "Segments": blobs beat single patches'),
+        ('blob-k7-shuffle', 'blob-k7',
+         'Table "Segment Coherence": coherent beats shuffled'),
+        ('transformer', 'transformer-skip',
+         'Table "Performance of Architectures": the skip layer helps'),
+        ('random', 'square-m2', 'pretraining helps at all'),
+        ('square-m2', 'square-16to4', 'Table "Hierarchical Segment '
+         'Prediction": square 16 -> 4 beats flat 16'),
+        ('two-stream', 'transformer',
+         'Table "Performance of Architectures": transformer beats '
+         'two-stream'),
+        ('mae', 'transformer-skip',
+         'Table "Low-data pre-training": RandSAC beats MAE'),
+    ])
+# The variants of the key orderings (the first five), run first.
+KEY_VARIANTS = list(dict.fromkeys(
+    name for worse, better, _ in PAPER_SCALE.orderings[:5]
+    for name in (worse, better)))
+# The study on a GPU: the paper's readouts on all images, compiled, bf16.
+DEFAULTS = dict(seeds=[0, 1, 2], readouts=list(accuracy_readouts()),
+                probe_images=FASHION_MNIST_TRAIN, device='cuda',
+                compile=True, work_dir='work_dirs/paper_scale',
+                records='docs/benchmarks/paper_scale')
+# What the test suite runs on the CPU: 3 variants, 1 seed, 1 epoch on 256
+# images, the loader in the main process.
+QUICK = dict(variants=['random', 'patch-raster', 'patch-random'], seeds=[0],
+             epochs=1, train_images=256, test_images=256, probe_images=256,
+             probe_epochs=5, device='cpu', compile=False, workers=0,
+             work_dir='work_dirs/paper_scale_quick')
+RUN_FILES = ('pretrain.json', 'eval_epoch*.json')
+
+
+def plan_runs(settings):
+    """The study's runs as (variant, seed), in the order they are run: the
+    key orderings' variants at every seed (seed-major), then the others."""
+    key = [v for v in KEY_VARIANTS if v in settings.variants]
+    rest = [v for v in settings.variants if v not in key]
+    return [(v, s) for group in (key, rest) for s in settings.seeds
+            for v in group]
+
+
+def _records_dir(records, name, seed):
+    return osp.join(records, 'runs', f'{name}_seed{seed}')
+
+
+def restore(name, seed, settings, records):
+    """Copies a run's committed records into the work dir (where the study
+    finds them) unless it has its own."""
+    source = _records_dir(records, name, seed)
+    target = small.run_dir(name, seed, settings)
+    if not osp.isdir(source):
+        return
+    os.makedirs(target, exist_ok=True)
+    for pattern in RUN_FILES:
+        for path in glob.glob(osp.join(source, pattern)):
+            if not osp.exists(osp.join(target, osp.basename(path))):
+                shutil.copy2(path, target)
+
+
+def keep(name, seed, settings, records):
+    """Copies a run's records (not its checkpoints) to ``records``."""
+    source = small.run_dir(name, seed, settings)
+    target = _records_dir(records, name, seed)
+    os.makedirs(target, exist_ok=True)
+    for pattern in RUN_FILES:
+        for path in glob.glob(osp.join(source, pattern)):
+            shutil.copy2(path, target)
+
+
+def is_done(name, seed, settings):
+    """Whether every readout of the run is recorded in the work dir."""
+    report = dataclasses.replace(settings, report_only=True)
+    return bool(small.run_one(name, seed, report, loaders=None))
+
+
+def recorded_minutes(name, seed, settings):
+    """(pretraining, readout) minutes the work dir records for a run of
+    these settings; None for what it does not record."""
+    folder = small.run_dir(name, seed, settings)
+    pretrain = readouts = None
+    record = osp.join(folder, 'pretrain.json')
+    if osp.exists(record):
+        with open(record) as f:
+            pretrain = json.load(f)['minutes']
+    evals = [small.recorded_readouts(name, seed, epoch, settings,
+                                     small.checkpoint_name(epoch))[0]
+             for epoch in settings.eval_epochs]
+    if PAPER_SCALE.variants[name][0] is None:
+        pretrain = 0.0
+        evals = [small.recorded_readouts(name, seed, 0, settings)[0]]
+    if all('eval_minutes' in e for e in evals):
+        readouts = sum(e['eval_minutes'] for e in evals)
+    return pretrain, readouts
+
+
+def estimates(settings, runs):
+    """Estimated (pretraining, readout) minutes of one run, and what each
+    rests on: the mean of the runs recorded with these settings, else the
+    measured speed (pretraining), else the goal; readouts: None until
+    recorded."""
+    recorded = [recorded_minutes(name, seed, settings) for name, seed in runs
+                if PAPER_SCALE.variants[name][0] is not None and
+                is_done(name, seed, settings)]
+    pretrained = [p for p, _ in recorded if p is not None]
+    read = [r for _, r in recorded if r is not None]
+    readout = (statistics.fmean(read), f'mean of {len(read)} recorded') \
+        if read else (None, 'not measured yet')
+    if pretrained:
+        return (statistics.fmean(pretrained),
+                f'mean of {len(pretrained)} recorded'), readout
+    epochs = settings.epochs or settings.config_epochs()
+    images = settings.train_images or FASHION_MNIST_TRAIN
+    rate, source = GOAL_IMAGES_PER_S, (
+        f'the goal of {GOAL_IMAGES_PER_S:,} images/s, not measured yet')
+    if osp.exists(SPEED):
+        with open(SPEED) as f:
+            speed = json.load(f)
+        rate = next(r['images_per_s'] for r in speed['rows']
+                    if r['path'] == 'on_device')
+        source = (f"{rate:,.0f} images/s measured on "
+                  f"{speed['machine'].get('gpu')} "
+                  f'({osp.relpath(SPEED, REPO_ROOT)})')
+    return (epochs * images / rate / 60, source), readout
+
+
+def run_minutes(name, pretrain, readout):
+    """A run's estimated minutes (the untrained encoder: readouts only)."""
+    return (0.0 if PAPER_SCALE.variants[name][0] is None else pretrain) + \
+        (readout or 0.0)
+
+
+def plan_markdown(settings, records):
+    """The plan: each run in order, done or not, its minutes (recorded or
+    estimated), and the minutes left."""
+    runs = plan_runs(settings)
+    for name, seed in runs:
+        restore(name, seed, settings, records)
+    (pretrain, pretrain_source), (readout, readout_source) = estimates(
+        settings, runs)
+    lines = ['# Paper-scale study: the plan', '',
+             f'Written by `{PROG} --plan`. The runs go in this order; a '
+             'command runs the next ones that fit its `--budget-minutes` '
+             '(docs/paper_scale.md).', '',
+             f'Estimates on {settings.device}: pretraining about '
+             f'{pretrain:.1f} minutes a run ({pretrain_source}); readouts '
+             + (f'about {readout:.1f} minutes ({readout_source}).'
+                if readout is not None else f'{readout_source}.'), '',
+             '| # | variant | seed | paper row | status | minutes |',
+             '| ---: | --- | ---: | --- | --- | ---: |']
+    left = 0.0
+    to_run = 0
+    for i, (name, seed) in enumerate(runs, start=1):
+        if is_done(name, seed, settings):
+            minutes = sum(recorded_minutes(name, seed, settings))
+            status = 'done'
+        else:
+            minutes = run_minutes(name, pretrain, readout)
+            status, left, to_run = 'to run', left + minutes, to_run + 1
+        lines.append(f'| {i} | {name} | {seed} | '
+                     f'{PAPER_SCALE.variants[name][1]} | {status} | '
+                     f'{minutes:.1f} |')
+    lines += ['', f'{to_run} runs to go, about {left:.0f} minutes' +
+              ('' if readout is not None else ' of pretraining') + '.',
+              '', 'Orderings, the key ones first:', '']
+    lines += [f'{i}. {worse} < {better}: {paper}' for i, (worse, better, paper)
+              in enumerate(PAPER_SCALE.orderings, start=1)]
+    return '\n'.join(lines) + '\n'
+
+
+def run_paper_scale(settings, records, budget_minutes=None, log=print):
+    """Runs the runs not yet recorded, in the plan's order, while the next
+    one's estimate fits in ``budget_minutes`` (None: all), keeping each
+    one's records in ``records``; then reports every recorded run.
+
+    Returns:
+        dict | None: what study.json holds (see ``experiments.study``);
+        None when no run of these settings is recorded yet.
+    """
+    loaders = small.study_loaders(settings)
+    runs = plan_runs(settings)
+    start = time.time()
+    for name, seed in runs:
+        restore(name, seed, settings, records)
+    for i, (name, seed) in enumerate(runs, start=1):
+        if settings.report_only or is_done(name, seed, settings):
+            continue
+        (pretrain, _), (readout, _) = estimates(settings, runs)
+        estimate = run_minutes(name, pretrain, readout)
+        spent = (time.time() - start) / 60
+        if budget_minutes is not None and spent + estimate > budget_minutes:
+            log(f'[paper-scale {i}/{len(runs)}] {name} seed {seed}: about '
+                f'{estimate:.1f} min, {budget_minutes - spent:.1f} left: '
+                'stopping here')
+            break
+        small.log_records(small.run_one(name, seed, settings, loaders),
+                          f'[paper-scale {i}/{len(runs)}]', settings, log)
+        keep(name, seed, settings, records)
+    report = dataclasses.replace(settings, report_only=True)
+    found = [r for name, seed in runs
+             for r in small.run_one(name, seed, report, loaders=None)]
+    if not found:
+        return None
+    result = small.write_results(found, settings)
+    for name in ('study.json', 'study.md', 'study.png'):
+        shutil.copy2(osp.join(settings.work_dir, name), records)
+    return result
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                     formatter_class=HelpFormatter)
+    small.add_settings_args(parser, PAPER_SCALE.variants, dict(
+        variants='all 11 rows', seeds='0 1 2', epochs="the configs' 200",
+        readouts='all three', train_images='all 60,000',
+        test_images='all 10,000', probe_images='all 60,000',
+        probe_epochs="90, the paper's", data_root="the configs'",
+        work_dir=DEFAULTS['work_dir'] + ' (--quick: ' + QUICK['work_dir']
+        + ')', device='cuda (--quick: cpu)'))
+    parser.add_argument('--records',
+                        help='the records to commit, the plan and the '
+                        'report; None: docs/benchmarks/paper_scale '
+                        '(--quick: <work-dir>/records)')
+    parser.add_argument('--budget-minutes', type=positive_float,
+                        help='start no run whose estimate does not fit in '
+                        'what is left of these minutes; None: no limit')
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument('--plan', action='store_true',
+                      help='train nothing: print the plan and write '
+                      '<records>/plan.md')
+    mode.add_argument('--report-only', action='store_true',
+                      help='train nothing: report the recorded runs')
+    parser.add_argument('--quick', action='store_true',
+                        help='the test suite\'s CPU run: ' + ', '.join(
+                            f'{k}={v}' for k, v in QUICK.items()))
+    add_debug_arg(parser)
+    args = parser.parse_args(argv)
+    preset = dict(DEFAULTS, **QUICK) if args.quick else DEFAULTS
+    for key, value in preset.items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, value)
+    if args.quick and args.records == DEFAULTS['records']:
+        args.records = osp.join(args.work_dir, 'records')
+    return parser, args
+
+
+def main(argv=None):
+    parser, args = parse_args(argv)
+    try:
+        use_device('cpu' if args.plan or args.report_only else args.device)
+    except NoUsableCuda as e:
+        parser.exit(2, f'{parser.prog}: error: argument --device: {e}\n')
+    import randsac_mm.registration  # noqa: F401  (registers)
+    settings = StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, plan=PAPER_SCALE,
+        report_only=args.report_only,
+        **{k: getattr(args, k) for k in (
+            'variants', 'seeds', 'epochs', 'readouts', 'train_images',
+            'test_images', 'probe_images', 'probe_epochs', 'data_root',
+            'work_dir', 'device', 'compile', 'workers')
+            if getattr(args, k, None) is not None},
+        quick=args.quick)
+    os.makedirs(args.records, exist_ok=True)
+    if args.plan:
+        text = plan_markdown(settings, args.records)
+        with open(osp.join(args.records, 'plan.md'), 'w') as f:
+            f.write(text)
+        print(text + f'\nwrote {args.records}/plan.md')
+        return
+    from .study_report import markdown
+    result = run_paper_scale(settings, args.records, args.budget_minutes,
+                             log=lambda line: print(line, flush=True))
+    if result is None:
+        print(f'{args.work_dir}: no run of these settings is recorded yet: '
+              'no report')
+        return
+    print('\n' + markdown(result))
+    print(f'wrote {args.records}/{{study.json, study.md, study.png}} and '
+          'the runs\' records')
+
+
+if __name__ == '__main__':
+    run_tool(main, prog=PROG)

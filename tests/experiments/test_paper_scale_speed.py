@@ -1,0 +1,65 @@
+"""python -m experiments.paper_scale_speed: a paper-scale row's training
+step timed on both data paths, printed and written in the issue's rows."""
+import json
+import os.path as osp
+
+import pytest
+from mmengine.config import Config
+
+from experiments.paper_scale_speed import PATHS, ROW, path_config
+
+from ..conftest import REPO_ROOT, run_tool
+
+
+def test_both_paths_train_the_rows_model_on_the_rows_draws():
+    on_device = path_config(ROW, 'on_device', 2, 64)
+    per_sample = path_config(ROW, 'per_sample', 2, 64)
+    row = Config.fromfile(osp.join(REPO_ROOT, ROW))
+    assert on_device.model == per_sample.model == row.model
+    assert on_device.optim_wrapper == per_sample.optim_wrapper
+    held = on_device.train_dataloader.dataset
+    assert held.type == 'InMemoryBatchImages'
+    assert held.dataset.type == 'MNIST5k'  # installed with the package
+    assert on_device.data_preprocessor.type == 'BatchCropDataPreprocessor'
+    pipeline = per_sample.train_dataloader.dataset.pipeline
+    steps = {step['type']: step for step in pipeline}
+    assert list(steps)[0] == 'PerSampleSeed'
+    layout = dict(steps['RandSACSegmentGenerator'])
+    layout.pop('type')
+    assert layout == row.train_dataloader.dataset.layout
+    crop = dict(steps['RandomResizedCrop'])
+    crop.pop('type')
+    assert crop == row.train_dataloader.dataset.crop
+    assert steps['RandomFlip']['prob'] == held.flip_prob
+    assert per_sample.data_preprocessor.type == 'SelfSupDataPreprocessor'
+    assert per_sample.data_preprocessor.mean == row.data_preprocessor.mean
+    for cfg in (on_device, per_sample):
+        loader = cfg.train_dataloader
+        assert (loader.batch_size, loader.num_workers) == (64, 2)
+
+
+def test_a_row_off_the_batch_path_is_refused():
+    with pytest.raises(ValueError, match='--config: .* is not on the batch'):
+        path_config('configs/small_scale/'
+                    'randsac_vit-mini-p4_square-m2_fashion-mnist.py',
+                    'on_device', 0, 8)
+
+
+@pytest.mark.heavy
+def test_both_paths_are_timed_printed_and_written(tmp_path):
+    path = tmp_path / 'speed.json'
+    out = run_tool(['-m', 'experiments.paper_scale_speed', '--batch-size',
+                    '4', '--steps', '2', '--warmup', '1', '--workers', '0',
+                    '--out', path])
+    result = json.loads(path.read_text())
+    assert [r['path'] for r in result['rows']] == list(PATHS)
+    for row in result['rows']:
+        assert 0 < row['images_per_s'] < 1e6
+        assert 0 <= row['data_wait_share'] < 1
+        assert row['peak_memory'] > 0 and row['batch'] == 4
+        assert row['mfu'] is None  # no peak known on a CPU
+        assert f"{row['images_per_s']:8.0f} images/s" in out.stdout
+    assert result['device'] == 'cpu' and result['commit']
+    # ViT-T/4 with its 3-layer decoder: about 1 to 3 GFLOP an image.
+    assert 5e8 < result['train_flops_per_image'] < 5e9
+    assert result['machine']['cpu_count'] > 0
