@@ -125,7 +125,9 @@ def time_steps(cfg, device, steps, warmup, compiled):
     if compiled:
         compile_loss(model)
     optim = build_optim_wrapper(model, cfg.optim_wrapper)
-    loader = Runner.build_dataloader(cfg.train_dataloader, seed=0)
+    # Pinned host memory only where a GPU copies from it.
+    loader = Runner.build_dataloader(
+        dict(cfg.train_dataloader, pin_memory=device == 'cuda'), seed=0)
 
     def batches():
         while True:

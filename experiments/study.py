@@ -24,7 +24,7 @@ curve.
 A study runs on the CPU (float32) unless its settings say 'cuda'
 (``--device cuda`` or ``--gpu-study``): then it pretrains in bf16 autocast
 (the configs' ``AutocastOptimWrapper``) with dataloader workers and
-extracts the readouts' features on the GPU; the probes train on the CPU. A
+extracts the readouts' features and trains the probes on the GPU. A
 GPU run's records name its device, so that it is never taken for a CPU
 run. Asked for CUDA that cannot be used, the command stops (exit code 2),
 never falling back to the CPU.
@@ -145,8 +145,8 @@ CURVE = dict(variants=['random', 'patch-random', 'square-m2', 'blob-k7',
 # curve's), sized for one H100 in about 15 minutes. An estimate, not yet
 # measured on a GPU: see docs/small_scale_study.md, "On a GPU". One seed
 # (--seeds 0 1 2 adds as much again per seed, reusing seed 0); the probes
-# keep the CPU studies' 6000 labelled images, as they train on the CPU,
-# where an attentive probe on 60,000 would take minutes per checkpoint.
+# keep the CPU studies' 6000 labelled images, so that the readouts compare
+# with theirs (--probe-images 60000: the paper's protocol).
 GPU_STUDY = dict(variants=CURVE['variants'], readouts=CURVE['readouts'],
                  seeds=[0], epochs=5, train_images=60000, probe_images=6000,
                  device='cuda', work_dir='work_dirs/small_scale_gpu')
@@ -435,7 +435,8 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
         with _float32_matmuls(settings.device):
             done.update(evaluate_frozen(model.to(settings.device), *loaders(),
                                         probe_epochs=settings.probe_epochs,
-                                        seed=seed, readouts=missing))
+                                        seed=seed, readouts=missing,
+                                        probe_device=settings.device))
         done['eval_minutes'] = done.get('eval_minutes', 0.0) + \
             (time.time() - start) / 60
         os.makedirs(folder, exist_ok=True)
@@ -708,9 +709,9 @@ def add_settings_args(parser, variants, defaults):
     add('--work-dir', 'work_dir', 'folder of the runs (checkpoints, '
         'records) and the report')
     add('--device', 'device', 'cpu (any GPU is hidden): float32 '
-        'pretraining; cuda: bf16 pretraining and the features extracted on '
-        'the GPU (the probes train on the CPU), or exit code 2 if CUDA '
-        'cannot be used', choices=DEVICES)
+        'pretraining; cuda: bf16 pretraining, the features extracted and the '
+        'probes trained on the GPU, or exit code 2 if CUDA cannot be used',
+        choices=DEVICES)
 
 
 def parse_args(argv=None):

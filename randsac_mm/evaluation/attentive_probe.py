@@ -106,6 +106,7 @@ def attentive_probe_accuracy(train_tokens, train_labels, test_tokens,
         torch.manual_seed(seed)
         head = AttentivePoolingHead(train_tokens.shape[-1], num_classes,
                                     num_heads)
+    head.to(train_tokens.device)  # trained where the tokens are
     decayed = [p for n, p in head.named_parameters() if n != 'query']
     optimizer = torch.optim.AdamW(
         [dict(params=decayed), dict(params=[head.query], weight_decay=0.0)],

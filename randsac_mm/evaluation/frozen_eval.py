@@ -10,7 +10,7 @@ __all__ = ['evaluate_frozen']
 
 def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
                     probe_epochs=90, seed=0, readouts=('linear', 'knn'),
-                    probe_seeds=None, progress=None):
+                    probe_seeds=None, progress=None, probe_device='cpu'):
     """Readouts of a frozen encoder: its features are extracted once
     (:func:`extract_readout_features`), then read out (:func:`read_out`)
     once, or once per probe seed.
@@ -36,6 +36,10 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
             each pass over a loader per batch, each probe per epoch, the
             k-NN per chunk), or a callable ``(title, total) -> tick``; see
             :func:`~randsac_mm.evaluation.progress.progress_reporter`.
+        probe_device (str | torch.device): where the probes train and the
+            k-NN searches (the features move there): 'cpu', or a GPU for
+            tens of thousands of images (the batch order and the probes'
+            initialisation are drawn on the CPU either way).
 
     Returns:
         dict: top-1 accuracies (%) ``linear``, ``knn``, ``attentive``, and
@@ -46,8 +50,9 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
     if probe_seeds is not None:
         check_probe_seeds(probe_seeds)
     report = progress_reporter(progress)
-    features = extract_readout_features(model, train_loader, test_loader,
-                                        readouts, progress=report)
+    features = _to_device(
+        extract_readout_features(model, train_loader, test_loader, readouts,
+                                 progress=report), probe_device)
     options = dict(k=k, temperature=temperature, probe_epochs=probe_epochs)
     if probe_seeds is None:
         return read_out(features, readouts, seed=seed, progress=report,
@@ -56,3 +61,12 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
         [read_out(features, readouts, seed=s, progress=with_prefix(
             report, f'probe seed {s}: '), **options)
          for s in probe_seeds], probe_seeds)
+
+
+def _to_device(features, device):
+    """``extract_readout_features``' dict with every tensor on ``device``."""
+    def move(item):
+        if isinstance(item, tuple):
+            return tuple(move(i) for i in item)
+        return item.to(device)
+    return {kind: move(pairs) for kind, pairs in features.items()}

@@ -44,7 +44,7 @@ def knn_accuracy(train_features, train_labels, test_features, test_labels,
     for start in range(0, len(test_features), chunk):
         test = F.normalize(test_features[start:start + chunk].float(), dim=1)
         similarity, neighbour = (test @ train.T).topk(k, dim=1)  # [n, k]
-        votes = torch.zeros(len(test), num_classes)
+        votes = torch.zeros(len(test), num_classes, device=test.device)
         votes.scatter_add_(1, train_labels[neighbour],
                            (similarity / temperature).exp())
         correct += (votes.argmax(1) == test_labels[start:start + chunk]).sum()

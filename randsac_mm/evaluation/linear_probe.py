@@ -57,6 +57,7 @@ def linear_probe_accuracy(train_features, train_labels, test_features,
         probe[1].weight.copy_(torch.randn(num_classes, channels,
                                           generator=generator) * 0.01)
         probe[1].bias.zero_()
+    probe.to(train_features.device)  # trained where the features are
     lr = base_lr * batch_size / 256
     optimizer = torch.optim.SGD(probe.parameters(), lr=lr, momentum=0.9,
                                 weight_decay=0)

@@ -22,9 +22,13 @@ def train_on_features(model, optimizer, inputs, labels, epochs,
     set to ``lr`` x (linear warmup over ``warmup_epochs``, then cosine decay
     to 0) at each step.
 
+    The batch order is drawn on the CPU (``generator`` is a CPU generator),
+    so a probe trained on a GPU sees the batches it sees on the CPU.
+
     Args:
-        inputs (torch.Tensor): [N, ...], cast to float per batch.
-        labels (torch.Tensor): int64 [N].
+        inputs (torch.Tensor): [N, ...], cast to float per batch; the
+            model is on their device.
+        labels (torch.Tensor): int64 [N], on the same device.
         tick (Callable[[], None] | None): called after each epoch
             (progress).
     """
@@ -35,7 +39,7 @@ def train_on_features(model, optimizer, inputs, labels, epochs,
     for _ in range(epochs):
         order = torch.randperm(len(inputs), generator=generator)
         for start in range(0, len(order), batch_size):
-            index = order[start:start + batch_size]
+            index = order[start:start + batch_size].to(inputs.device)
             if len(index) < 2:  # BatchNorm needs two samples
                 continue
             if step < warmup:

@@ -163,3 +163,21 @@ def test_an_empty_or_repeating_list_of_probe_seeds_is_refused():
     with pytest.raises(ValueError,
                        match=r'probe_seeds must be distinct, got \[2, 2\]'):
         evaluate_frozen(None, None, None, probe_seeds=(2, 2))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs a GPU')
+def test_probes_on_a_gpu_read_out_what_they_read_on_the_cpu(digits_loaders):
+    """The probes train where the features are (probe_device): the same
+    batch order and initialisation, so the same accuracies up to the GPU's
+    arithmetic."""
+    from ..models.helpers import build_model
+    model = build_model('skip', enc_layers=2)
+    readouts = ('linear', 'knn', 'attentive', 'layers')
+    cpu = evaluate_frozen(model, *digits_loaders, probe_epochs=5,
+                          readouts=readouts)
+    gpu = evaluate_frozen(model, *digits_loaders, probe_epochs=5,
+                          readouts=readouts, probe_device='cuda')
+    assert set(gpu) == set(cpu)
+    for name in ('linear', 'knn', 'attentive'):
+        assert gpu[name] == pytest.approx(cpu[name], abs=2.0), name
+
