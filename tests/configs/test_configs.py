@@ -364,3 +364,33 @@ def test_pretraining_runs_are_reproducible_and_checkpoints_atomic(path):
     assert cfg.train_cfg.type == 'EpochBasedTrainLoop'
     assert cfg.default_hooks.checkpoint.backend_args == dict(
         backend='atomic_local')
+
+
+def test_a_paper_scale_row_trains_on_cifar10_with_the_base_swapped(
+        data_roots, tmp_path):
+    """docs/paper_scale.md: a row runs on CIFAR-10 when its experiment
+    base lists configs/_base_/datasets/cifar10_randsac_batch.py in place
+    of Fashion-MNIST's; the row's layout and model apply as they are."""
+    rows = osp.join(CONFIG_DIR, 'paper_scale')
+    base = open(osp.join(rows, '_base_',
+                         'randsac_vit-tiny-p4_fashion-mnist.py')).read()
+    swapped = base.replace('fashion-mnist_randsac_batch.py',
+                           'cifar10_randsac_batch.py')
+    assert swapped != base
+    (tmp_path / '_base_').mkdir()
+    (tmp_path / '_base_' / 'randsac_vit-tiny-p4_fashion-mnist.py').write_text(
+        swapped.replace("'../../_base_/", f"'{CONFIG_DIR}/_base_/"))
+    row = 'randsac_vit-tiny-p4_square-m2-16to4_1xb512-200e_fashion-mnist.py'
+    (tmp_path / row).write_text(open(osp.join(rows, row)).read())
+    cfg = Config.fromfile(str(tmp_path / row))
+    held = cfg.train_dataloader.dataset
+    assert held.dataset.type == 'CheckedCIFAR10'
+    assert held.layout == Config.fromfile(
+        osp.join(rows, row)).train_dataloader.dataset.layout
+    assert cfg.data_preprocessor.mean == Config.fromfile(osp.join(
+        CONFIG_DIR, '_base_', 'normalisation', 'cifar10.py')).cifar10_mean
+    localise(cfg, data_roots, tmp_path / 'work')
+    runner = Runner.from_cfg(cfg)
+    runner.train()
+    loss = runner.message_hub.get_scalar('train/loss').current()
+    assert torch.isfinite(torch.tensor(loss)) and loss > 0
