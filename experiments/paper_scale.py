@@ -3,8 +3,9 @@ study. From the repository root:
 
     python -m experiments.paper_scale --plan      # what is done, what
         # remains, minutes per run: docs/benchmarks/paper_scale/plan.md
-    python -m experiments.paper_scale --budget-minutes 9   # on a GPU: the
-        # next runs that fit in 9 minutes, records committed after
+    python -m experiments.paper_scale --budget-minutes 8   # on a GPU: the
+        # next run, and more while they fit in 8 minutes; commit the
+        # records after
     python -m experiments.paper_scale --report-only   # the orderings so far
     python -m experiments.paper_scale --quick     # the test's run (CPU)
 
@@ -20,15 +21,16 @@ extracted on the GPU). ``random`` is the untrained encoder.
 The runs go in the plan's order: the variants of the key orderings (random
 over raster, squares over patches, blobs over patches, coherent over
 shuffled, skip over plain) at every seed first, then the others. A command
-runs the runs not yet recorded, in that order, while the next one's
-estimate fits in ``--budget-minutes``. Each run's records (settings,
-losses, readouts, device, minutes; never its checkpoints) are copied to
-``--records`` (default ``docs/benchmarks/paper_scale/``), to be committed;
-a run recorded there is done on any machine. A run interrupted on this
-machine resumes from its last checkpoint in ``--work-dir`` (every 10
-epochs). The report (``study.md``, ``study.json``, ``study.png``, beside the
-records) states each ordering with its seeds, gap and standard error, the
-paper's figures beside it, and what did not come out as the paper says.
+runs the runs not yet recorded, in that order: the first, then more while
+the next one's estimate fits in what is left of ``--budget-minutes``. Each
+run's records (settings, losses, readouts, device, minutes; never its
+checkpoints) are copied to ``--records`` (default
+``docs/benchmarks/paper_scale/``), to be committed; a run recorded there is
+done on any machine. A run interrupted on this machine resumes from its last
+checkpoint in ``--work-dir`` (every 10 epochs). The report (``study.md``,
+``study.json``, ``study.png``, beside the records) states each ordering with
+its seeds, gap and standard error, the paper's figures beside it, and what
+did not come out as the paper says.
 
 Speed, for the estimates: the records' own minutes once runs are recorded
 on the device; before, ``docs/benchmarks/gpu/paper_scale_speed.json``
@@ -95,7 +97,7 @@ PAPER_SCALE = StudyPlan(
         'two-stream': (_row('randsac_vit-tiny-p4_blob-11to5_two-stream'),
                        'Architectures, two-stream, blob 11 -> 5 (ViT-T)'),
         'mae': (_row('mae_vit-tiny-p4'),
-                'Low-data, MAE, decoder matched (ViT-S)'),
+                'Low-data, MAE, decoder matched (ViT-T)'),
     },
     random_base=_row('randsac_vit-tiny-p4_square-m2'),
     orderings=[
@@ -117,7 +119,9 @@ PAPER_SCALE = StudyPlan(
          'two-stream'),
         ('mae', 'transformer-skip',
          'Table "Low-data pre-training": RandSAC beats MAE'),
-    ])
+    ],
+    # Fashion-MNIST's standard files, wherever a machine keeps them.
+    records_data_root=False)
 # The variants of the key orderings (the first five), run first.
 KEY_VARIANTS = list(dict.fromkeys(
     name for worse, better, _ in PAPER_SCALE.orderings[:5]
@@ -134,6 +138,10 @@ QUICK = dict(variants=['random', 'patch-raster', 'patch-random'], seeds=[0],
              probe_epochs=5, device='cpu', compile=False, workers=0,
              work_dir='work_dirs/paper_scale_quick')
 RUN_FILES = ('pretrain.json', 'eval_epoch*.json')
+# Minutes of a run's readouts until one is recorded: features of 70,000
+# images and the 90-epoch probes on the GPU (an assumption, on the safe
+# side, so that a budget does not start a run it cannot finish).
+ASSUMED_READOUT_MINUTES = 3.0
 
 
 def plan_runs(settings):
@@ -149,45 +157,66 @@ def _records_dir(records, name, seed):
     return osp.join(records, 'runs', f'{name}_seed{seed}')
 
 
+def _run_files(folder):
+    return [p for pattern in RUN_FILES
+            for p in sorted(glob.glob(osp.join(folder, pattern)))]
+
+
 def restore(name, seed, settings, records):
-    """Copies a run's committed records into the work dir (where the study
-    finds them) unless it has its own."""
+    """Copies a run's committed records, all of them, into the work dir
+    (where the study finds them) when the work dir has none of its own (a
+    run of this machine, finished or under way, is left as it is)."""
     source = _records_dir(records, name, seed)
     target = small.run_dir(name, seed, settings)
-    if not osp.isdir(source):
+    if not _run_files(source) or _run_files(target):
         return
     os.makedirs(target, exist_ok=True)
-    for pattern in RUN_FILES:
-        for path in glob.glob(osp.join(source, pattern)):
-            if not osp.exists(osp.join(target, osp.basename(path))):
-                shutil.copy2(path, target)
+    for path in _run_files(source):
+        shutil.copy2(path, target)
 
 
 def keep(name, seed, settings, records):
-    """Copies a run's records (not its checkpoints) to ``records``."""
+    """Copies a finished run's records (not its checkpoints) to
+    ``records``; refuses to replace records of other settings there."""
     source = small.run_dir(name, seed, settings)
     target = _records_dir(records, name, seed)
+    committed = osp.join(target, 'pretrain.json')
+    if osp.exists(committed):
+        with open(committed) as f, \
+                open(osp.join(source, 'pretrain.json')) as g:
+            old, new = json.load(f)['settings'], json.load(g)['settings']
+        if old != new:
+            raise RuntimeError(
+                f'{target} holds records of other settings ({old}; this '
+                f'run: {new}): give other --records or remove them')
     os.makedirs(target, exist_ok=True)
-    for pattern in RUN_FILES:
-        for path in glob.glob(osp.join(source, pattern)):
-            shutil.copy2(path, target)
+    for path in _run_files(source):
+        shutil.copy2(path, target)
 
 
 def is_done(name, seed, settings):
-    """Whether every readout of the run is recorded in the work dir."""
+    """Whether every readout of the run is recorded in the work dir for
+    these settings (a run of other settings is not done: running it says
+    so)."""
     report = dataclasses.replace(settings, report_only=True)
-    return bool(small.run_one(name, seed, report, loaders=None))
+    try:
+        return bool(small.run_one(name, seed, report, loaders=None))
+    except RuntimeError:  # the work dir holds a run of other settings
+        return False
 
 
 def recorded_minutes(name, seed, settings):
     """(pretraining, readout) minutes the work dir records for a run of
-    these settings; None for what it does not record."""
+    these settings; None for what it does not record (a resumed run's
+    pretraining: its record times the last start only)."""
     folder = small.run_dir(name, seed, settings)
     pretrain = readouts = None
     record = osp.join(folder, 'pretrain.json')
     if osp.exists(record):
         with open(record) as f:
-            pretrain = json.load(f)['minutes']
+            done = json.load(f)
+        if not done.get('resumed_from'):
+            pretrain = done['minutes']
     evals = [small.recorded_readouts(name, seed, epoch, settings,
                                      small.checkpoint_name(epoch))[0]
              for epoch in settings.eval_epochs]
@@ -202,15 +231,15 @@ def recorded_minutes(name, seed, settings):
 def estimates(settings, runs):
     """Estimated (pretraining, readout) minutes of one run, and what each
     rests on: the mean of the runs recorded with these settings, else the
-    measured speed (pretraining), else the goal; readouts: None until
-    recorded."""
+    measured speed (pretraining) or the goal, and
+    ``ASSUMED_READOUT_MINUTES`` (readouts)."""
     recorded = [recorded_minutes(name, seed, settings) for name, seed in runs
                 if PAPER_SCALE.variants[name][0] is not None and
                 is_done(name, seed, settings)]
     pretrained = [p for p, _ in recorded if p is not None]
     read = [r for _, r in recorded if r is not None]
     readout = (statistics.fmean(read), f'mean of {len(read)} recorded') \
-        if read else (None, 'not measured yet')
+        if read else (ASSUMED_READOUT_MINUTES, 'assumed, not measured yet')
     if pretrained:
         return (statistics.fmean(pretrained),
                 f'mean of {len(pretrained)} recorded'), readout
@@ -221,18 +250,20 @@ def estimates(settings, runs):
     if osp.exists(SPEED):
         with open(SPEED) as f:
             speed = json.load(f)
-        rate = next(r['images_per_s'] for r in speed['rows']
-                    if r['path'] == 'on_device')
-        source = (f"{rate:,.0f} images/s measured on "
-                  f"{speed['machine'].get('gpu')} "
-                  f'({osp.relpath(SPEED, REPO_ROOT)})')
+        measured = [r['images_per_s'] for r in speed['rows']
+                    if r['path'] == 'on_device']
+        if measured:
+            rate, source = measured[0], (
+                f"{measured[0]:,.0f} images/s measured on "
+                f"{speed['machine'].get('gpu')} "
+                f'({osp.relpath(SPEED, REPO_ROOT)})')
     return (epochs * images / rate / 60, source), readout
 
 
 def run_minutes(name, pretrain, readout):
     """A run's estimated minutes (the untrained encoder: readouts only)."""
     return (0.0 if PAPER_SCALE.variants[name][0] is None else pretrain) + \
-        (readout or 0.0)
+        readout
 
 
 def plan_markdown(settings, records):
@@ -245,28 +276,28 @@ def plan_markdown(settings, records):
         settings, runs)
     lines = ['# Paper-scale study: the plan', '',
              f'Written by `{PROG} --plan`. The runs go in this order; a '
-             'command runs the next ones that fit its `--budget-minutes` '
-             '(docs/paper_scale.md).', '',
+             'command runs the next one, and more while they fit its '
+             '`--budget-minutes` (docs/paper_scale.md).', '',
              f'Estimates on {settings.device}: pretraining about '
              f'{pretrain:.1f} minutes a run ({pretrain_source}); readouts '
-             + (f'about {readout:.1f} minutes ({readout_source}).'
-                if readout is not None else f'{readout_source}.'), '',
+             f'about {readout:.1f} minutes ({readout_source}).', '',
              '| # | variant | seed | paper row | status | minutes |',
              '| ---: | --- | ---: | --- | --- | ---: |']
     left = 0.0
     to_run = 0
     for i, (name, seed) in enumerate(runs, start=1):
         if is_done(name, seed, settings):
-            minutes = sum(recorded_minutes(name, seed, settings))
+            parts = recorded_minutes(name, seed, settings)
+            minutes = '-' if None in parts else f'{sum(parts):.1f}'
             status = 'done'
         else:
-            minutes = run_minutes(name, pretrain, readout)
-            status, left, to_run = 'to run', left + minutes, to_run + 1
+            estimate = run_minutes(name, pretrain, readout)
+            minutes = f'{estimate:.1f}'
+            status, left, to_run = 'to run', left + estimate, to_run + 1
         lines.append(f'| {i} | {name} | {seed} | '
                      f'{PAPER_SCALE.variants[name][1]} | {status} | '
-                     f'{minutes:.1f} |')
-    lines += ['', f'{to_run} runs to go, about {left:.0f} minutes' +
-              ('' if readout is not None else ' of pretraining') + '.',
+                     f'{minutes} |')
+    lines += ['', f'{to_run} runs to go, about {left:.0f} minutes.',
               '', 'Orderings, the key ones first:', '']
     lines += [f'{i}. {worse} < {better}: {paper}' for i, (worse, better, paper)
               in enumerate(PAPER_SCALE.orderings, start=1)]
@@ -274,9 +305,13 @@ def plan_markdown(settings, records):
 
 
 def run_paper_scale(settings, records, budget_minutes=None, log=print):
-    """Runs the runs not yet recorded, in the plan's order, while the next
-    one's estimate fits in ``budget_minutes`` (None: all), keeping each
+    """Runs the runs not yet recorded, in the plan's order, keeping each
     one's records in ``records``; then reports every recorded run.
+
+    With ``budget_minutes``, a run is started while its estimate fits in
+    what is left, and the first run always: one longer than a whole budget
+    goes on where the command stops it, from its last checkpoint (every
+    10 epochs), in the next command on this machine.
 
     Returns:
         dict | None: what study.json holds (see ``experiments.study``);
@@ -285,6 +320,7 @@ def run_paper_scale(settings, records, budget_minutes=None, log=print):
     loaders = small.study_loaders(settings)
     runs = plan_runs(settings)
     start = time.time()
+    started = 0
     for name, seed in runs:
         restore(name, seed, settings, records)
     for i, (name, seed) in enumerate(runs, start=1):
@@ -293,11 +329,13 @@ def run_paper_scale(settings, records, budget_minutes=None, log=print):
         (pretrain, _), (readout, _) = estimates(settings, runs)
         estimate = run_minutes(name, pretrain, readout)
         spent = (time.time() - start) / 60
-        if budget_minutes is not None and spent + estimate > budget_minutes:
+        if budget_minutes is not None and started and \
+                spent + estimate > budget_minutes:
             log(f'[paper-scale {i}/{len(runs)}] {name} seed {seed}: about '
                 f'{estimate:.1f} min, {budget_minutes - spent:.1f} left: '
                 'stopping here')
             break
+        started += 1
         small.log_records(small.run_one(name, seed, settings, loaders),
                           f'[paper-scale {i}/{len(runs)}]', settings, log)
         keep(name, seed, settings, records)
@@ -327,8 +365,9 @@ def parse_args(argv=None):
                         'report; None: docs/benchmarks/paper_scale '
                         '(--quick: <work-dir>/records)')
     parser.add_argument('--budget-minutes', type=positive_float,
-                        help='start no run whose estimate does not fit in '
-                        'what is left of these minutes; None: no limit')
+                        help='after the first run, start no run whose '
+                        'estimate does not fit in what is left of these '
+                        'minutes; None: no limit')
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument('--plan', action='store_true',
                       help='train nothing: print the plan and write '

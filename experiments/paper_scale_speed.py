@@ -110,8 +110,9 @@ def flops_per_image(cfg):
 
 
 def time_steps(cfg, device, steps, warmup, compiled):
-    """Times ``steps`` training steps after ``warmup``; returns (seconds of
-    the timed steps, seconds spent waiting for data, peak memory MiB)."""
+    """Times ``steps`` training steps after ``warmup``; returns (images
+    they trained on, their seconds, the seconds spent waiting for data,
+    peak memory MiB)."""
     import torch
     from mmengine.optim import build_optim_wrapper
     from mmengine.runner import Runner
@@ -144,6 +145,7 @@ def time_steps(cfg, device, steps, warmup, compiled):
     if device == 'cuda':
         torch.cuda.reset_peak_memory_stats()
     waited = spent = 0.0
+    images = 0
     with RssSampler() as rss:
         for _ in range(steps):
             start = time.perf_counter()
@@ -153,9 +155,10 @@ def time_steps(cfg, device, steps, warmup, compiled):
             sync()
             waited += got - start
             spent += time.perf_counter() - start
+            images += len(data['inputs'])  # an epoch's last batch: fewer
     peak = torch.cuda.max_memory_allocated() / 2**20 if device == 'cuda' \
         else rss.peak
-    return spent, waited, peak
+    return images, spent, waited, peak
 
 
 def commit():
@@ -223,9 +226,9 @@ def main(argv=None):
     rows = []
     for path in args.paths:
         cfg = path_config(args.config, path, workers, batch, args.data_root)
-        spent, waited, memory = time_steps(cfg, args.device, args.steps,
-                                           args.warmup, args.compile)
-        rate = batch * args.steps / spent
+        images, spent, waited, memory = time_steps(
+            cfg, args.device, args.steps, args.warmup, args.compile)
+        rate = images / spent
         flops = flops_per_image(cfg)
         row = dict(path=path, images_per_s=rate,
                    data_wait_share=waited / spent, peak_memory=memory,

@@ -172,12 +172,16 @@ class StudyPlan:
         orderings (list): the paper's findings as (worse, better, what the
             paper shows), the key ones first.
         cuda_loader (dict): the training loader's settings on CUDA.
+        records_data_root (bool): whether a run's records name the data
+            root it read (False: the same files at another path are the
+            same run).
     """
     name: str
     variants: dict
     random_base: str
     orderings: list
     cuda_loader: dict = field(default_factory=dict)
+    records_data_root: bool = True
 
 
 # The CPU-scale study of configs/small_scale.
@@ -309,6 +313,16 @@ def variant_config(name, settings):
     return cfg
 
 
+def set_checkpoints(cfg, eval_epochs):
+    """A checkpoint at every evaluated epoch, and between them at the
+    config's interval where it divides them (so that an interrupted run
+    resumes near where it stopped); all kept when several epochs are read
+    out, else the latest (the last is the evaluated one)."""
+    hook = cfg.default_hooks.checkpoint
+    hook.interval = math.gcd(*eval_epochs, hook.interval)
+    hook.max_keep_ckpts = -1 if len(eval_epochs) > 1 else 1
+
+
 def checkpoint_name(epoch):
     """mmengine's file name of a run's checkpoint after ``epoch``."""
     return f'epoch_{epoch}.pth'
@@ -338,7 +352,8 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     wanted = dict(variant=name, config=settings.plan.variants[name][0],
                   seed=seed, epochs=settings.epochs,
                   train_images=settings.train_images,
-                  data_root=settings.data_root, **_added_settings(settings))
+                  data_root=_recorded_root(settings),
+                  **_added_settings(settings))
     checkpoints = {str(e): checkpoint_name(e) for e in settings.eval_epochs}
     if osp.exists(record):
         with open(record) as f:
@@ -356,10 +371,7 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     cfg.randomness = dict(seed=seed)
     cfg.work_dir = folder
     cfg.experiment_name = f'{name}_seed{seed}'
-    # A checkpoint at every evaluated epoch (and those between them at the
-    # same interval); all kept.
-    cfg.default_hooks.checkpoint.interval = math.gcd(*settings.eval_epochs)
-    cfg.default_hooks.checkpoint.max_keep_ckpts = -1
+    set_checkpoints(cfg, settings.eval_epochs)
     resume_from = latest_checkpoint(folder) if osp.isdir(folder) else None
     if resume_from is not None:  # an interrupted run continues exactly
         cfg.resume, cfg.load_from = True, resume_from
@@ -384,7 +396,7 @@ def recorded_readouts(name, seed, epoch, settings, checkpoint=None):
     wanted = dict(checkpoint=checkpoint, train_images=settings.train_images,
                   test_images=settings.test_images,
                   probe_epochs=settings.probe_epochs,
-                  data_root=settings.data_root,
+                  data_root=_recorded_root(settings),
                   **_added_settings(settings, 'probe_images'))
     if osp.exists(cache):
         with open(cache) as f:
@@ -398,6 +410,13 @@ def is_recorded(name, seed, epoch, settings, checkpoint=None):
     """Whether every readout of ``settings`` is recorded at this epoch."""
     recorded = recorded_readouts(name, seed, epoch, settings, checkpoint)[0]
     return set(settings.readouts) <= set(recorded)
+
+
+def _recorded_root(settings):
+    """The data root a run's records name: where the files lie, unless
+    the plan keeps that out of a run's identity (records made on one
+    machine are another's runs)."""
+    return settings.data_root if settings.plan.records_data_root else None
 
 
 def _added_settings(settings, *names):
@@ -724,9 +743,11 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                      formatter_class=HelpFormatter)
     add_settings_args(parser, VARIANTS, dict(
-        variants='the 12 of the table', epochs="the configs' 5",
-        readouts='linear knn', train_images="the configs' 6000",
-        probe_images='--train-images',
+        variants='the 12 of the table', seeds='0 1 2',
+        epochs="the configs' 5", readouts='linear knn',
+        train_images="the configs' 6000", test_images='all 10,000',
+        probe_images='--train-images', probe_epochs='90',
+        data_root="the configs'",
         work_dir="the preset's, else work_dirs/small_scale_study",
         device='cpu'))
     parser.add_argument('--eval-epochs', type=positive_int, nargs='+',

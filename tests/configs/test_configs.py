@@ -322,8 +322,14 @@ def test_paper_scale_rows_are_the_appendix_recipe(path):
     """Paper Table "CIFAR10 Pre-training setting" on one GPU: ViT-T/4 with
     a 3-layer decoder, AdamW at base_lr 1e-3 for batch 512, betas (0.9,
     0.999), weight decay 0.05, 10 warmup epochs then cosine, the paper's
-    crop and flip, bf16 on CUDA; on the batch data path."""
+    crop and flip, bf16 on CUDA; on the batch data path. Normalised pixel
+    targets for the rows of Table "Performance of Architectures" (and
+    MAE's own), raw pixels for the tokenization to hierarchy tables."""
     cfg = Config.fromfile(path)
+    header = open(path).read().split('_base_')[0]
+    normalised = '"Performance of Architectures"' in header or \
+        cfg.model.type == 'MAEMatchedToRandSAC'
+    assert cfg.model.head.norm_pix == normalised
     backbone = cfg.model.backbone
     assert (backbone.img_size, backbone.patch_size) == (32, 4)
     if backbone.type == 'RandSACViT':

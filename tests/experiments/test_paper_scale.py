@@ -2,6 +2,7 @@
 quick CPU run, records that carry a run to another machine, the budget."""
 import json
 import os.path as osp
+import shutil
 
 import pytest
 
@@ -40,6 +41,32 @@ def test_the_key_orderings_run_first_at_every_seed():
     assert len(runs) == 2 * len(PAPER_SCALE.variants)
     assert {v for v, _ in runs[len(first):]} == \
         set(PAPER_SCALE.variants) - key
+
+
+def test_records_of_other_settings_are_never_replaced(tmp_path):
+    done = settings(work_dir=str(tmp_path / 'work'))
+    run = tmp_path / 'work' / 'runs' / 'patch-raster_seed0'
+    run.mkdir(parents=True)
+    (run / 'pretrain.json').write_text(json.dumps(dict(
+        settings=dict(epochs=1))))
+    (run / 'eval_epoch1.json').write_text('{}')
+    records = tmp_path / 'records'
+    paper_scale.keep('patch-raster', 0, done, str(records))
+    kept = records / 'runs' / 'patch-raster_seed0'
+    assert sorted(p.name for p in kept.iterdir()) == ['eval_epoch1.json',
+                                                      'pretrain.json']
+    (run / 'pretrain.json').write_text(json.dumps(dict(
+        settings=dict(epochs=2))))
+    with pytest.raises(RuntimeError, match='holds records of other '
+                       "settings .*'epochs': 1.*'epochs': 2"):
+        paper_scale.keep('patch-raster', 0, done, str(records))
+    assert json.loads((kept / 'pretrain.json').read_text())['settings'] == \
+        dict(epochs=1)
+    # A work dir with files of its own keeps them: nothing is restored
+    # over a run under way.
+    (run / 'eval_epoch1.json').unlink()
+    paper_scale.restore('patch-raster', 0, done, str(records))
+    assert not (run / 'eval_epoch1.json').exists()
 
 
 def test_the_default_is_the_paper_protocol_on_cuda_without_running():
@@ -85,8 +112,11 @@ def test_quick_study_records_plans_and_carries_runs(tmp_path):
     assert '#### Not as the paper says' in table
     assert 'one seed: no standard error' in table.split('Not as')[-1]
 
-    # On another machine (a new work dir) the committed records are the
-    # runs: nothing trains or reads out again, and the plan says done.
+    # On another machine (a new work dir, the data elsewhere) the
+    # committed records are the runs: nothing trains or reads out again,
+    # and the plan says done.
+    moved = shutil.copytree(root, tmp_path / 'elsewhere')
+    args[args.index(root)] = moved
     again = run_tool(args + ['--work-dir', tmp_path / 'b'], timeout=300)
     assert 'Epoch(train)' not in again.stdout + again.stderr
     assert json.loads((records / 'study.json').read_text())['records'] == \
@@ -101,11 +131,13 @@ def test_quick_study_records_plans_and_carries_runs(tmp_path):
     assert all(' | done | ' in row for row in rows)
     assert '0 runs to go' in text
 
-    # A budget smaller than the next run's estimate starts nothing.
-    more = run_tool(args + ['--work-dir', tmp_path / 'd', '--seeds', '1',
+    # A budget smaller than a run: the first run only.
+    more = run_tool(args + ['--work-dir', tmp_path / 'd', '--variants',
+                            'random', '--seeds', '1', '2',
                             '--budget-minutes', '1e-6'])
+    assert '[paper-scale 1/2] random seed 1 epoch 0' in more.stdout
+    assert '[paper-scale 2/2] random seed 2: about' in more.stdout
     assert 'stopping here' in more.stdout
-    assert 'no run of these settings is recorded yet' in more.stdout
-    assert 'Epoch(train)' not in more.stdout + more.stderr
-    assert not (records / 'runs' / 'patch-raster_seed1').exists()
+    assert (records / 'runs' / 'random_seed1' / 'eval_epoch0.json').exists()
+    assert not (records / 'runs' / 'random_seed2').exists()
 

@@ -488,3 +488,20 @@ def test_committed_study_results_have_the_schema_run_study_writes(
                 if line.startswith('|')] == [
             line for line in markdown(result).splitlines()
             if line.startswith('|')]
+
+
+@pytest.mark.parametrize('eval_epochs, config_interval, interval, kept', [
+    ([200], 10, 10, 1),   # resumes near where it stopped; the last kept
+    ([5], 5, 5, 1),
+    ([5, 10, 20, 30], 5, 5, -1),   # a learning curve keeps them all
+    ([7], 5, 1, 1),
+])
+def test_a_run_checkpoints_at_its_read_out_epochs_and_between(
+        eval_epochs, config_interval, interval, kept):
+    from mmengine.config import Config
+    cfg = Config(dict(default_hooks=dict(checkpoint=dict(
+        interval=config_interval, max_keep_ckpts=3))))
+    study.set_checkpoints(cfg, eval_epochs)
+    hook = cfg.default_hooks.checkpoint
+    assert (hook.interval, hook.max_keep_ckpts) == (interval, kept)
+    assert all(e % hook.interval == 0 for e in eval_epochs)

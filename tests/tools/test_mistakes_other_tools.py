@@ -51,8 +51,10 @@ LAYOUT = 'experiments.layout_speed'
 STUDY = 'experiments.study'
 ACCEPTANCE = 'experiments.gpu_acceptance'
 SCENES = 'experiments.digit_scenes'
+PAPER_SCALE = 'experiments.paper_scale'
+PAPER_SCALE_SPEED = 'experiments.paper_scale_speed'
 TOOLS = [EXPORT, DOWNSTREAM, MEMORY, FLOPS, BLOBS, THROUGHPUT, PIPELINE,
-         LAYOUT, STUDY, ACCEPTANCE, SCENES]
+         LAYOUT, STUDY, ACCEPTANCE, SCENES, PAPER_SCALE, PAPER_SCALE_SPEED]
 
 
 @pytest.fixture(scope='module')
@@ -175,6 +177,15 @@ MISTAKES = [
      r'argument --eval-epochs: must be >= 1, got 0'),
     ('acceptance-iters', [ACCEPTANCE, '--out', '{tmp}/acc', '--iters', '0'],
      r'argument --iters: must be >= 1, got 0'),
+    ('paper-scale-budget', [PAPER_SCALE, '--budget-minutes', '0'],
+     r'argument --budget-minutes: must be > 0, got 0'),
+    ('paper-scale-variant', [PAPER_SCALE, '--variants', 'square-m4'],
+     r"argument --variants: invalid choice: 'square-m4'"),
+    ('speed-off-the-batch-path', [PAPER_SCALE_SPEED, '--config', CIFAR],
+     r'--config: configs/pretrain/randsac_vit-tiny-p4_square-m2_8xb64-amp-'
+     r'800e_cifar10\.py is not on the batch data path'),
+    ('speed-steps', [PAPER_SCALE_SPEED, '--steps', '0'],
+     r'argument --steps: must be >= 1, got 0'),
 ]
 
 
