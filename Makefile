@@ -14,6 +14,11 @@
 #   make wheelhouse          wheelhouse/py3.11, wheelhouse/py3.12: the pure-
 #                            Python wheels of the pretraining path, for a GPU
 #                            node without network (docs/install.md)
+#   make fashion-mnist       data/fashion-mnist: Fashion-MNIST's four IDX
+#                            files from Debian's dataset-fashion-mnist
+#                            package (about 30 MB; apt-get download, no
+#                            root), to carry to a GPU node without network
+#                            (docs/paper_scale.md)
 #
 # Variables a user may set:
 #   PYTHON=python3.11   interpreter that creates .venv
@@ -32,7 +37,7 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); \
 	[ $$n -gt 4 ] && n=4; echo $$n)
 REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
-.PHONY: install install-downstream lint test test-quick demo demo-check wheelhouse \
+.PHONY: install install-downstream lint test test-quick demo demo-check wheelhouse fashion-mnist \
 	clean clean-venv
 
 install: $(STAMP)
@@ -98,6 +103,18 @@ demo-check: install
 
 wheelhouse: install
 	$(PY) tools/misc/wheelhouse.py --out wheelhouse
+
+# The package's files (usr/share/datasets/fashion-mnist/*.gz), unpacked from
+# the downloaded .deb without installing it.
+FMNIST := data/fashion-mnist
+fashion-mnist:
+	@command -v apt-get >/dev/null || { echo 'make fashion-mnist: needs apt-get (Debian, Ubuntu); else copy the four IDX files of https://github.com/zalandoresearch/fashion-mnist into $(FMNIST)'; exit 2; }
+	rm -rf $(FMNIST).tmp && mkdir -p $(FMNIST).tmp
+	cd $(FMNIST).tmp && apt-get download dataset-fashion-mnist
+	dpkg-deb -x $(FMNIST).tmp/dataset-fashion-mnist_*.deb $(FMNIST).tmp/root
+	mkdir -p $(FMNIST) && mv $(FMNIST).tmp/root/usr/share/datasets/fashion-mnist/*-ubyte.gz $(FMNIST)/
+	rm -rf $(FMNIST).tmp
+	ls -l $(FMNIST)
 
 clean:
 	rm -rf work_dirs
