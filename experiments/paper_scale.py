@@ -73,53 +73,36 @@ def _row(name):
     return f'{name}_1xb512-200e_fashion-mnist.py'
 
 
+# Each variant's config; its paper row and the paper's orderings are the
+# small-scale study's (the same rows of the same tables).
+CONFIG_NAMES = {
+    'patch-raster': 'randsac_vit-tiny-p4_patch-raster',
+    'patch-random': 'randsac_vit-tiny-p4_patch-random',
+    'square-m2': 'randsac_vit-tiny-p4_square-m2',
+    'blob-k7': 'randsac_vit-tiny-p4_blob-k7',
+    'blob-k7-shuffle': 'randsac_vit-tiny-p4_blob-k7-shuffle',
+    'transformer': 'randsac_vit-tiny-p4_blob-11to5_transformer',
+    'transformer-skip': 'randsac_vit-tiny-p4_blob-11to5_transformer-skip',
+    'random': None,
+    'square-16to4': 'randsac_vit-tiny-p4_square-m2-16to4',
+    'two-stream': 'randsac_vit-tiny-p4_blob-11to5_two-stream',
+    'mae': 'mae_vit-tiny-p4',
+}
+# The key orderings first (random over raster, squares over patches, blobs
+# over patches, coherent over shuffled, skip over plain), then the rest.
+ORDERING_PAIRS = [
+    ('patch-raster', 'patch-random'), ('patch-random', 'square-m2'),
+    ('patch-random', 'blob-k7'), ('blob-k7-shuffle', 'blob-k7'),
+    ('transformer', 'transformer-skip'), ('random', 'square-m2'),
+    ('square-m2', 'square-16to4'), ('two-stream', 'transformer'),
+    ('mae', 'transformer-skip')]
 PAPER_SCALE = StudyPlan(
     'paper-scale',
-    variants={
-        'patch-raster': (_row('randsac_vit-tiny-p4_patch-raster'),
-                         'Serialization, patch-raster (ViT-T)'),
-        'patch-random': (_row('randsac_vit-tiny-p4_patch-random'),
-                         'Serialization, patch-random (ViT-T)'),
-        'square-m2': (_row('randsac_vit-tiny-p4_square-m2'),
-                      'Square size M=2 (ViT-T)'),
-        'blob-k7': (_row('randsac_vit-tiny-p4_blob-k7'),
-                    'Segment Coherence, K=7 (ViT-T)'),
-        'blob-k7-shuffle': (_row('randsac_vit-tiny-p4_blob-k7-shuffle'),
-                            'Segment Coherence, Shuffle K=7 (ViT-T)'),
-        'transformer': (_row('randsac_vit-tiny-p4_blob-11to5_transformer'),
-                        'Architectures, transformer, blob 11 -> 5 (ViT-T)'),
-        'transformer-skip': (
-            _row('randsac_vit-tiny-p4_blob-11to5_transformer-skip'),
-            'Architectures, transformer-skip, blob 11 -> 5 (ViT-T)'),
-        'random': (None, 'no pretraining'),
-        'square-16to4': (_row('randsac_vit-tiny-p4_square-m2-16to4'),
-                         'Hierarchy, square 16 -> 4 (ViT-T)'),
-        'two-stream': (_row('randsac_vit-tiny-p4_blob-11to5_two-stream'),
-                       'Architectures, two-stream, blob 11 -> 5 (ViT-T)'),
-        'mae': (_row('mae_vit-tiny-p4'),
-                'Low-data, MAE, decoder matched (ViT-T)'),
-    },
-    random_base=_row('randsac_vit-tiny-p4_square-m2'),
-    orderings=[
-        ('patch-raster', 'patch-random',
-         'Table "Serialization": random order beats raster'),
-        ('patch-random', 'square-m2',
-         'Table "Segments": squares beat single patches'),
-        ('patch-random', 'blob-k7',
-         'Table "Segments": blobs beat single patches'),
-        ('blob-k7-shuffle', 'blob-k7',
-         'Table "Segment Coherence": coherent beats shuffled'),
-        ('transformer', 'transformer-skip',
-         'Table "Performance of Architectures": the skip layer helps'),
-        ('random', 'square-m2', 'pretraining helps at all'),
-        ('square-m2', 'square-16to4', 'Table "Hierarchical Segment '
-         'Prediction": square 16 -> 4 beats flat 16'),
-        ('two-stream', 'transformer',
-         'Table "Performance of Architectures": transformer beats '
-         'two-stream'),
-        ('mae', 'transformer-skip',
-         'Table "Low-data pre-training": RandSAC beats MAE'),
-    ],
+    variants={name: (config and _row(config), small.VARIANTS[name][1])
+              for name, config in CONFIG_NAMES.items()},
+    random_base=_row(CONFIG_NAMES['square-m2']),
+    orderings=[next(o for o in small.ORDERINGS if o[:2] == pair)
+               for pair in ORDERING_PAIRS],
     # Fashion-MNIST's standard files, wherever a machine keeps them.
     records_data_root=False)
 # The variants of the key orderings (the first five), run first.
