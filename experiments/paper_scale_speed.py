@@ -212,12 +212,10 @@ def main(argv=None):
 
     import randsac_mm.registration  # noqa: F401  (registers)
 
-    from .gpu_acceptance import PEAK_TFLOPS
+    from .gpu_acceptance import peak_tflops
     init_default_scope('mmpretrain')  # the configs' scope
     machine = machine_info()
-    peak = args.peak_tflops or next(
-        (v for k, v in PEAK_TFLOPS.items() if k in machine.get('gpu', '')),
-        None)
+    peak = peak_tflops(args, machine)  # --peak-tflops, else a known GPU's
     from mmengine.config import Config
     loader = Config.fromfile(osp.join(REPO_ROOT, args.config)) \
         .train_dataloader
