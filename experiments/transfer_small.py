@@ -38,7 +38,11 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from randsac_mm._cli.args import positive_int
-from randsac_mm._cli.config import set_epochs, set_iterations
+from randsac_mm._cli.config import (
+    CfgOptionsAction,
+    set_epochs,
+    set_iterations,
+)
 from randsac_mm._cli.device import use_device
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
@@ -102,6 +106,9 @@ class TransferSettings:
     detection_epochs: int | None = None    # None: the config's
     readout_digits: int = 1000
     readout_scenes: int = 300
+    # KEY=VALUE merged into every downstream config (a check of a recipe);
+    # recorded in each run's and readout's settings when given.
+    cfg_options: dict | None = None
     readout_only: bool = False
     report_only: bool = False
     quick: bool = False
@@ -115,6 +122,15 @@ class TransferSettings:
                                 f'choose from {", ".join(allowed)}')
         self.tasks, self.inits = tuple(self.tasks), tuple(self.inits)
         self.seeds = tuple(self.seeds)
+        if self.cfg_options:  # as a record holds them (JSON: no tuples)
+            self.cfg_options = json.loads(json.dumps(self.cfg_options))
+
+    def recorded(self, wanted):
+        """A record's ``wanted`` settings, with the config options when
+        given (records of the configs as written do not name them)."""
+        if self.cfg_options:
+            return dict(wanted, cfg_options=self.cfg_options)
+        return wanted
 
     @property
     def scenes(self):
@@ -264,15 +280,17 @@ def downstream_encoder(checkpoint, img_size):
 def readout(name, checkpoint, settings, log=print):
     """The frozen encoder's token identity (``transfer_small_readout``)
     of pretraining ``name`` (None: random init), or its record."""
-    from .transfer_small_readout import TEST_IMAGES, token_identity
+    from .transfer_small_readout import KINDS, TEST_IMAGES, token_identity
     wanted = dict(
         encoder=name or 'random', pretraining=name and dict(
             epochs=settings.pretrain_epochs, digits=settings.pretrain_digits),
+        kinds=list(KINDS),
         train_digits=settings.readout_digits,
         train_scenes=min(settings.readout_scenes, settings.train_scenes),
         test=TEST_IMAGES, scenes=[settings.train_scenes, settings.val_scenes])
     path = osp.join(settings.records,
                     f"readout_{name or 'random'}.json")
+    wanted = settings.recorded(wanted)
     record = read_record(path, wanted)
     if record is not None or settings.report_only or (
             name is not None and checkpoint is None):
@@ -306,6 +324,8 @@ def run_config(task, init, seed, checkpoint, settings):
     # A deep copy: Config.copy() shares the nested dicts, so one run's
     # init (None for random, frozen stages) would reach the next.
     cfg = copy.deepcopy(task_config(task))
+    if settings.cfg_options:  # first: the study's own settings below win
+        cfg.merge_from_dict(settings.cfg_options)
     point_at_scenes(cfg, settings.scenes)
     length = run_length(task, settings)
     if task == 'segmentation':
@@ -354,6 +374,7 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
         length=run_length(task, settings))
     name = f'{task}_{init}_seed{seed}'
     path = osp.join(settings.records, f'{name}.json')
+    wanted = settings.recorded(wanted)
     record = read_record(path, wanted)
     if record is not None or settings.report_only:
         return record
@@ -530,6 +551,14 @@ def parse_args(argv=None):
                     help='folder of the records and pictures; the table is '
                     f'<records>.json; None: {TransferSettings.records} '
                     '(--quick: <work-dir>/records)')
+    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
+                        metavar='KEY=VALUE',
+                        help='entries merged into every downstream config '
+                        '(and the readout\'s encoder), e.g. '
+                        'optim_wrapper.paramwise_cfg.layer_decay_rate=1.0; '
+                        'recorded in the records\' settings; the flags above '
+                        'win over the keys they set; None: the configs as '
+                        'written')
     parser.add_argument('--readout-only', action='store_true',
                         help='pretrain and read out each encoder frozen; no '
                         'downstream run')
@@ -543,8 +572,8 @@ def parse_args(argv=None):
     values = dict(QUICK) if args.quick else {}
     for key in ('tasks', 'inits', 'seeds', 'train_scenes', 'val_scenes',
                 'pretrain_epochs', 'segmentation_iters', 'detection_epochs',
-                'work_dir', 'records', 'readout_only', 'report_only',
-                'quick'):
+                'cfg_options', 'work_dir', 'records', 'readout_only',
+                'report_only', 'quick'):
         value = getattr(args, key)
         if value not in (None, False):
             values[key] = value
@@ -564,7 +593,8 @@ def main(argv=None):
     print('\n' + markdown(result['summary']))
     if result['token_identity']:
         print('\ntoken identity, frozen (%): ' + '; '.join(
-            f"{k}: digits {v['digits']:.1f}, scenes {v['scenes']:.1f}"
+            f"{k}: digits {v['digits']:.1f}, on the scenes' canvas "
+            f"{v['canvas']:.1f}, scenes {v['scenes']:.1f}"
             for k, v in result['token_identity'].items()))
     took = result['minutes']
     print(f"wrote {settings.records.rstrip('/')}.json (minutes recorded: "

@@ -10,7 +10,20 @@ two kinds of image:
   with the image's digit;
 - ``scenes``: the study's 64 px digit scenes (16x16 tokens); the tokens
   with at least ``MIN_DIGIT_PIXELS`` of their 16 pixels on a digit,
-  labelled with the digit most of those pixels belong to.
+  labelled with the digit most of those pixels belong to;
+- ``canvas``: the ``digits`` images, each pasted at a random place on the
+  token grid of an empty image of the scenes' side (16x16 tokens, the
+  position embeddings interpolated as for the scenes), read by the scenes'
+  encoder: the same tokens' pixels as ``digits``, one digit as there, in
+  the scenes' image size. Between ``digits`` and ``canvas`` only the size
+  changes (and with it the position embeddings' interpolation); between
+  ``canvas`` and ``scenes``, the content: one digit or several;
+- ``canvas_regenerated``, ``scenes_regenerated`` (pretrained encoders
+  only): the same two with the position embeddings not interpolated from
+  the pretraining's 8x8 grid but made anew at 16x16 with the pretraining's
+  spacing (the fixed sine-cosine at integer positions, as the pretraining
+  had them): a digit's tokens then sit as far apart in position as they
+  did in pretraining, where interpolation halves their distances.
 
 The probe trains on ``settings.readout_digits`` training digits and
 ``settings.readout_scenes`` training scenes; its accuracy is over those
@@ -22,11 +35,13 @@ import os.path as osp
 
 import numpy as np
 
-__all__ = ['token_identity']
+__all__ = ['KINDS', 'token_identity']
 
 INK = 40  # mean grey level of a token's 4x4 pixels on a digit's stroke
 MIN_DIGIT_PIXELS = 4
 TEST_IMAGES = dict(digits=300, scenes=150)
+KINDS = ('digits', 'canvas', 'scenes', 'canvas_regenerated',
+         'scenes_regenerated')  # as above
 
 
 def _encoder(checkpoint, img_size, settings):
@@ -81,6 +96,20 @@ def _digit_images(split, count):
     return np.stack(images), np.array(labels)
 
 
+def _on_canvas(images, side, patch, seed=0):
+    """[N, h, w] images -> [N, side, side]: each pasted on an empty image
+    at a random offset that is a multiple of ``patch`` (so each token holds
+    the same pixels as in the image alone)."""
+    n, h, w = images.shape
+    rng = np.random.default_rng(seed)
+    canvas = np.zeros((n, side, side), images.dtype)
+    for image, out in zip(images, canvas):
+        y = rng.integers(0, (side - h) // patch + 1) * patch
+        x = rng.integers(0, (side - w) // patch + 1) * patch
+        out[y:y + h, x:x + w] = image
+    return canvas
+
+
 def _digit_tokens(features, images, labels, patch):
     n, h, w = images.shape
     ink = images.reshape(n, h // patch, patch, w // patch, patch).mean(
@@ -120,31 +149,54 @@ def _accuracy(train, test):
     return 100 * probe.score(scaler.transform(test[0]), test[1])
 
 
+def _canvas_and_scenes(model, norm, digits, scenes, patch):
+    """``canvas`` and ``scenes`` accuracy and test tokens of the scene-sized
+    ``model``; ``digits`` and ``scenes``: (training, test) images."""
+    side = model.patch_resolution[0] * patch
+    sets = []
+    for seed, (images, labels) in enumerate(digits):
+        canvas = _on_canvas(images, side, patch, seed)
+        sets.append(_digit_tokens(_features(model, norm, canvas), canvas,
+                                  labels, patch))
+    result = dict(canvas=_accuracy(*sets), canvas_tokens=len(sets[1][1]))
+    sets = [_scene_tokens(_features(model, norm, images), classes, patch)
+            for images, classes in scenes]
+    result.update(scenes=_accuracy(*sets), scene_tokens=len(sets[1][1]))
+    return result
+
+
 def token_identity(checkpoint, settings):
-    """Readout accuracy (%) of the tokens' digit, on single digits and on
-    scenes, of the encoder in ``checkpoint`` (a downstream encoder file;
-    None: random init).
+    """Readout accuracy (%) of the tokens' digit, on single digits (alone,
+    and on an empty image of the scenes' side) and on scenes, of the
+    encoder in ``checkpoint`` (a downstream encoder file; None: random
+    init).
 
     Returns:
-        dict: ``digits`` and ``scenes`` accuracy, and the test tokens read
-        (``digit_tokens``, ``scene_tokens``).
+        dict: the accuracy of each of ``KINDS`` (the two ``_regenerated``
+        only for a checkpoint), and the test tokens read
+        (``digit_tokens``, ``canvas_tokens``, ``scene_tokens``).
     """
     result = {}
     model, norm = _encoder(checkpoint, 32, settings)
     patch = model.patch_embed.projection.stride[0]
-    sets = []
-    for split, count in (('train', settings.readout_digits),
-                         ('test', TEST_IMAGES['digits'])):
-        images, labels = _digit_images(split, count)
-        sets.append(_digit_tokens(_features(model, norm, images), images,
-                                  labels, patch))
+    digits = [_digit_images(split, count) for split, count in (
+        ('train', settings.readout_digits), ('test', TEST_IMAGES['digits']))]
+    sets = [_digit_tokens(_features(model, norm, images), images, labels,
+                          patch) for images, labels in digits]
     result.update(digits=_accuracy(*sets), digit_tokens=len(sets[1][1]))
-    model, norm = _encoder(checkpoint, settings.scene_size, settings)
-    sets = []
-    for split, count in (('training', settings.readout_scenes),
-                         ('validation', TEST_IMAGES['scenes'])):
-        images, classes = _scene_images(settings.scenes, split, count)
-        sets.append(_scene_tokens(_features(model, norm, images), classes,
-                                  patch))
-    result.update(scenes=_accuracy(*sets), scene_tokens=len(sets[1][1]))
+    side = settings.scene_size
+    model, norm = _encoder(checkpoint, side, settings)
+    scenes = [_scene_images(settings.scenes, split, count)
+              for split, count in (('training', settings.readout_scenes),
+                                   ('validation', TEST_IMAGES['scenes']))]
+    result.update(_canvas_and_scenes(model, norm, digits, scenes, patch))
+    if checkpoint is not None:
+        from randsac_mm.models.utils import sincos_2d_embedding
+        model.pos_embed.data.copy_(sincos_2d_embedding(
+            *model.patch_resolution, model.embed_dims))
+        result.update({f'{key}_regenerated': value for key, value in
+                       _canvas_and_scenes(model, norm, digits, scenes,
+                                          patch).items()
+                       if key in ('canvas', 'scenes')})
     return result
+

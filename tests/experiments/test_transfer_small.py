@@ -61,13 +61,20 @@ def test_quick_study_writes_records_table_and_pictures(quick):
         pytest.approx(run['metrics']['mIoU'] - json.loads(
             (records / 'segmentation_random_seed0.json').read_text()
         )['metrics']['mIoU'])
-    # The frozen readout of each encoder: tokens of single digits and of
-    # scenes, percentages over held-out tokens.
+    # The frozen readout of each encoder: tokens of single digits (alone
+    # and on the scenes' canvas) and of scenes, percentages over held-out
+    # tokens; the canvas holds the same ink tokens as the digits alone.
     assert set(table['token_identity']) == {'random', 'randsac-square'}
     for accuracy in table['token_identity'].values():
-        assert 0 < accuracy['digits'] < 100 and 0 < accuracy['scenes'] < 100
+        for kind in ('digits', 'canvas', 'scenes'):
+            assert 0 < accuracy[kind] < 100
         assert accuracy['digit_tokens'] > 1000
+        assert accuracy['canvas_tokens'] == accuracy['digit_tokens']
         assert accuracy['scene_tokens'] > 100
+    # Position embeddings made anew at the scenes' grid: pretrained only.
+    assert 0 < table['token_identity']['randsac-square'][
+        'scenes_regenerated'] < 100
+    assert 'canvas_regenerated' not in table['token_identity']['random']
     assert 'token identity, frozen (%): random: digits' in out.stdout
     assert set(table['minutes']) == {'pretraining', 'readout', 'downstream'}
     assert table['minutes']['downstream'] == pytest.approx(sum(
@@ -149,6 +156,24 @@ def test_one_runs_config_changes_nothing_in_the_next():
     assert square.randomness.seed == 1 and frozen.randomness.seed == 0
 
 
+def test_cfg_options_reach_each_run_and_its_record_but_not_the_length():
+    values = transfer_small.parse_args([
+        '--cfg-options', 'optim_wrapper.paramwise_cfg.layer_decay_rate=1.0',
+        'train_cfg.max_iters=7', 'model.backbone.out_indices=(1,2,3,5)',
+        '--segmentation-iters', '40'])
+    settings = transfer_small.TransferSettings(**values)
+    # Held as a record holds them (JSON: a tuple reads back as a list).
+    assert settings.cfg_options['model.backbone.out_indices'] == [1, 2, 3, 5]
+    cfg = transfer_small.run_config('segmentation', 'random', 0, None,
+                                    settings)
+    assert cfg.optim_wrapper.paramwise_cfg.layer_decay_rate == 1.0
+    assert cfg.train_cfg.max_iters == 40  # the study's flag wins
+    assert settings.recorded(dict(a=1)) == dict(
+        a=1, cfg_options=settings.cfg_options)
+    # Without options a record's settings are as before (old records hold).
+    assert transfer_small.TransferSettings().recorded(dict(a=1)) == dict(a=1)
+
+
 def test_a_run_checkpoints_each_quarter_keeping_the_latest():
     settings = transfer_small.TransferSettings(segmentation_iters=4000,
                                                detection_epochs=6)
@@ -171,6 +196,28 @@ def test_each_task_runs_its_initialisations_seed_major():
                         transfer_small.TASKS['detection']['inits']]
     assert ('randsac-square-frozen', 0) not in runs
     assert ('randsac-square-frozen', 1) in settings.runs_of('segmentation')
+
+
+def test_the_readouts_canvas_holds_each_digit_token_for_token():
+    """The readout's ``canvas`` images: each digit whole, at an offset on
+    the token grid, the rest empty; offsets vary over the images."""
+    import numpy as np
+
+    from experiments.transfer_small_readout import _on_canvas
+    rng = np.random.default_rng(1)
+    digits = rng.integers(1, 256, (50, 32, 32)).astype(np.uint8)
+    canvas = _on_canvas(digits, 64, 4, seed=3)
+    assert canvas.shape == (50, 64, 64) and canvas.dtype == np.uint8
+    offsets = set()
+    for digit, image in zip(digits, canvas):
+        ys, xs = np.nonzero(image)
+        y, x = ys.min(), xs.min()
+        assert y % 4 == 0 and x % 4 == 0
+        assert np.array_equal(image[y:y + 32, x:x + 32], digit)
+        assert np.count_nonzero(image) == digit.size
+        offsets.add((y, x))
+    assert len(offsets) > 10
+    assert np.array_equal(canvas, _on_canvas(digits, 64, 4, seed=3))
 
 
 @pytest.fixture(scope='module')
