@@ -355,6 +355,19 @@ def run_config(task, init, seed, checkpoint, settings):
     return cfg
 
 
+def check_cfg_options(settings):
+    """Builds each task's model and optimizer with ``settings.cfg_options``
+    merged, as its runs will: a key no class takes is refused, one line
+    naming it and the class, before anything is made."""
+    from randsac_mm._cli.checks import (
+        check_model_builds,
+        check_optimizer_builds,
+    )
+    for task in settings.tasks:
+        cfg = run_config(task, 'random', settings.seeds[0], None, settings)
+        check_optimizer_builds(cfg, check_model_builds(cfg))
+
+
 def run_one(task, init, seed, checkpoints, settings, log=print):
     """Trains and evaluates one run, or reuses its record.
 
@@ -588,6 +601,8 @@ def main(argv=None):
     use_device('cpu')
     import randsac_mm.downstream  # noqa: F401  (registers)
     settings = TransferSettings(**values)
+    if settings.cfg_options:
+        check_cfg_options(settings)
     os.makedirs(settings.work_dir, exist_ok=True)
     result = run_study(settings, log=lambda line: print(line, flush=True))
     print('\n' + markdown(result['summary']))

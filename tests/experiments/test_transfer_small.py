@@ -174,6 +174,19 @@ def test_cfg_options_reach_each_run_and_its_record_but_not_the_length():
     assert transfer_small.TransferSettings().recorded(dict(a=1)) == dict(a=1)
 
 
+def test_an_unknown_cfg_option_is_one_line_naming_it_and_makes_nothing(
+        tmp_path):
+    work = tmp_path / 'study'
+    out = run_command([*STUDY, '--work-dir', work, '--records',
+                       tmp_path / 'records', '--tasks', 'detection',
+                       '--cfg-options', 'model.backbone.nonsense=1'])
+    assert out.returncode == 2, out.stdout + out.stderr
+    line, = out.stderr.strip().splitlines()
+    assert 'transfer_small: error: config: model.backbone.nonsense ' \
+        '(RandSACViTPyramid)' in line, line
+    assert not work.exists() and not (tmp_path / 'records').exists()
+
+
 def test_a_run_checkpoints_each_quarter_keeping_the_latest():
     settings = transfer_small.TransferSettings(segmentation_iters=4000,
                                                detection_epochs=6)
