@@ -184,8 +184,7 @@ def token_identity(checkpoint, settings):
     sets = [_digit_tokens(_features(model, norm, images), images, labels,
                           patch) for images, labels in digits]
     result.update(digits=_accuracy(*sets), digit_tokens=len(sets[1][1]))
-    side = settings.scene_size
-    model, norm = _encoder(checkpoint, side, settings)
+    model, norm = _encoder(checkpoint, settings.scene_size, settings)
     scenes = [_scene_images(settings.scenes, split, count)
               for split, count in (('training', settings.readout_scenes),
                                    ('validation', TEST_IMAGES['scenes']))]
@@ -199,4 +198,3 @@ def token_identity(checkpoint, settings):
                                           patch).items()
                        if key in ('canvas', 'scenes')})
     return result
-
