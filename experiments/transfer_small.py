@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 
 from randsac_mm._cli.args import positive_int
 from randsac_mm._cli.config import (
-    CfgOptionsAction,
+    add_cfg_options,
     set_epochs,
     set_iterations,
 )
@@ -564,14 +564,12 @@ def parse_args(argv=None):
                     help='folder of the records and pictures; the table is '
                     f'<records>.json; None: {TransferSettings.records} '
                     '(--quick: <work-dir>/records)')
-    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
-                        metavar='KEY=VALUE',
-                        help='entries merged into every downstream config '
-                        '(and the readout\'s encoder), e.g. '
-                        'optim_wrapper.paramwise_cfg.layer_decay_rate=1.0; '
-                        'recorded in the records\' settings; the flags above '
-                        'win over the keys they set; None: the configs as '
-                        'written')
+    add_cfg_options(
+        parser, 'entries merged into every downstream config (and the '
+        "readout's encoder), e.g. "
+        'optim_wrapper.paramwise_cfg.layer_decay_rate=1.0; recorded in the '
+        "records' settings; the flags above win over the keys they set; "
+        'None: the configs as written')
     parser.add_argument('--readout-only', action='store_true',
                         help='pretrain and read out each encoder frozen; no '
                         'downstream run')

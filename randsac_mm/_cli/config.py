@@ -9,7 +9,8 @@ from .device import DEVICES
 from .errors import UserError
 from .paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 
-__all__ = ['CfgOptionsAction', 'LAUNCHER_ENV', 'add_common_args',
+__all__ = ['CfgOptionsAction', 'LAUNCHER_ENV', 'add_cfg_options',
+           'add_common_args',
            'check_launcher',
            'enable_amp', 'load_run_config', 'read_config', 'set_epochs',
            'set_iterations']
@@ -30,6 +31,18 @@ class CfgOptionsAction(DictAction):
         except Exception as e:  # a value DictAction cannot parse
             parser.error(f'argument {option_string}: cannot read {values}: '
                          f'{e}')
+
+
+def add_cfg_options(parser, help):
+    """Declares ``--cfg-options KEY=VALUE ...`` (:class:`CfgOptionsAction`;
+    None when not given) on ``parser`` with the tool's own ``help``.
+
+    Returns:
+        argparse.Action
+    """
+    return parser.add_argument('--cfg-options', nargs='+',
+                               action=CfgOptionsAction, metavar='KEY=VALUE',
+                               help=help)
 
 
 def read_config(path, argument='config'):
@@ -66,12 +79,9 @@ def add_common_args(parser):
         'on a CPU too; tools/train.py --amp-dtype float16 gives fp16 with '
         'loss scaling). Testing: the test loop under autocast (fp16 on '
         'CUDA, bf16 on a CPU)')
-    parser.add_argument(
-        '--cfg-options',
-        nargs='+',
-        action=CfgOptionsAction,
-        metavar='KEY=VALUE',
-        help='override config entries, KEY=VALUE pairs merged into the '
+    add_cfg_options(
+        parser,
+        'override config entries, KEY=VALUE pairs merged into the '
         'config, e.g. train_dataloader.batch_size=32 '
         "model.backbone.arch.num_layers=2 'key=[a,b]'; None: the config "
         'as written')

@@ -10,7 +10,7 @@ multiply-accumulates of one image, one sampled layout (see
 """
 import os.path as osp
 
-from randsac_mm._cli.config import CfgOptionsAction
+from randsac_mm._cli.config import add_cfg_options
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
@@ -36,9 +36,7 @@ def main(argv=None):
                     'written')
     parser.add_argument('--full-length', action='store_true',
                         help='count all N tokens in encoder and decoder')
-    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
-                        metavar='KEY=VALUE',
-                        help='key=value config overrides; None: none')
+    add_cfg_options(parser, 'key=value config overrides; None: none')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     # After the arguments are checked: a mistake is reported at once.

@@ -21,7 +21,7 @@ The estimate is checked against the measured peak of a whole step on the
 CPU (tests/analysis/test_memory.py).
 """
 from randsac_mm._cli.args import positive_float, positive_int
-from randsac_mm._cli.config import CfgOptionsAction
+from randsac_mm._cli.config import add_cfg_options
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
@@ -43,10 +43,8 @@ def parse_args(argv=None):
                         help="images per GPU; None: each config's")
     parser.add_path('--out', kind=OUTPUT_FILE,
                     help='JSON file to write; None: not written')
-    parser.add_argument('--cfg-options', nargs='+', action=CfgOptionsAction,
-                        metavar='KEY=VALUE',
-                        help='config overrides, e.g. model.backbone.with_cp='
-                        'True model.neck.with_cp=True; None: none')
+    add_cfg_options(parser, 'config overrides, e.g. model.backbone.with_cp='
+                    'True model.neck.with_cp=True; None: none')
     add_debug_arg(parser)
     return parser.parse_args(argv)
 
