@@ -435,7 +435,7 @@ def table_rows(records):
 
 
 def summary(rows, settings):
-    """Mean, spread (sample standard deviation; 0 with one seed) and the
+    """Mean, spread (sample standard deviation; None with one seed) and the
     gain over random init of each (task, metric, init), over the seeds run.
     """
     out = []
@@ -452,7 +452,7 @@ def summary(rows, settings):
                 entry = dict(task=task, metric=metric, init=init,
                              seeds=len(vals), mean=statistics.mean(vals),
                              std=statistics.stdev(vals) if len(vals) > 1
-                             else 0.0)
+                             else None)
                 if random and init != 'random':
                     paired = min(len(vals), len(random))
                     entry['gain_over_random'] = statistics.mean(
@@ -468,8 +468,9 @@ def markdown(entries):
              '--- |']
     for e in entries:
         gain = e.get('gain_over_random')
+        std = '-' if e['std'] is None else f"{e['std']:.2f}"
         lines.append(f"| {e['task']} | {e['metric']} | {e['init']} | "
-                     f"{e['seeds']} | {e['mean']:.2f} | {e['std']:.2f} | "
+                     f"{e['seeds']} | {e['mean']:.2f} | {std} | "
                      f"{'' if gain is None else f'{gain:+.2f}'} |")
     return '\n'.join(lines)
 

@@ -56,6 +56,8 @@ def test_quick_study_writes_records_table_and_pictures(quick):
     # Two initialisations over random: each has its gain; random has none.
     gains = {(e['task'], e['metric'], e['init']): e.get('gain_over_random')
              for e in table['summary']}
+    # One seed: a mean without a spread.
+    assert {e['std'] for e in table['summary']} == {None}
     assert gains[('segmentation', 'mIoU', 'random')] is None
     assert gains[('segmentation', 'mIoU', 'randsac-square')] == \
         pytest.approx(run['metrics']['mIoU'] - json.loads(
@@ -116,6 +118,23 @@ def test_records_of_other_settings_stop_the_study(quick):
     assert 'segmentation_randsac-square_seed0.json records other ' \
         'settings' in line
     assert 'Iter(train)' not in out.stdout
+
+
+def test_summary_spreads_over_seeds_and_pairs_gains_by_seed():
+    from experiments.transfer_small import TransferSettings, summary
+    rows = [dict(task='segmentation', metric='mIoU', init=init, seed=seed,
+                 value=value)
+            for init, seed, value in (('random', 0, 40.0), ('random', 1, 44.0),
+                                      ('mae', 0, 38.0), ('mae', 1, 45.0),
+                                      ('randsac-square', 0, 30.0))]
+    settings = TransferSettings(tasks=('segmentation', ),
+                                inits=('randsac-square', 'mae', 'random'))
+    entries = {e['init']: e for e in summary(rows, settings)}
+    assert entries['mae']['std'] == pytest.approx(4.9497, abs=1e-4)
+    assert entries['mae']['gain_over_random'] == pytest.approx(-0.5)
+    assert entries['randsac-square']['std'] is None  # one seed
+    assert entries['randsac-square']['gain_over_random'] == -10.0  # seed 0
+    assert 'gain_over_random' not in entries['random']
 
 
 def test_unknown_initialisation_is_refused_with_the_choices():

@@ -81,3 +81,13 @@ def test_pyramid_taps_only_existing_blocks(arch, out_indices):
     with pytest.raises(ValueError, match=r'out_indices .* must be blocks'):
         RandSACViTPyramid(arch=copy.deepcopy(arch), img_size=32,
                           patch_size=4, out_indices=out_indices)
+
+
+@pytest.mark.parametrize('out_indices', [(5, 5, 5, 5), (1, 3, 2, 5)])
+def test_pyramid_taps_are_distinct_and_in_order(out_indices):
+    from randsac_mm.downstream import RandSACViTPyramid
+    arch = dict(embed_dims=32, num_layers=6, num_heads=4,
+                feedforward_channels=64)
+    with pytest.raises(ValueError, match=r'distinct blocks in increasing'):
+        RandSACViTPyramid(arch=arch, img_size=32, patch_size=4,
+                          out_indices=out_indices)

@@ -101,6 +101,7 @@ class RandSACViTPyramid(RandSACViT):
 
     Args:
         out_indices (tuple[int]): blocks whose outputs feed the pyramid,
+            distinct and in increasing order,
             default (3, 5, 7, 11).
         scales (tuple[float]): rescaling of each, default (4, 2, 1, 0.5);
             each one of ``PYRAMID_SCALES``.
@@ -143,6 +144,13 @@ class RandSACViTPyramid(RandSACViT):
                 f'RandSACViTPyramid: out_indices {tuple(out_indices)} must '
                 f'be blocks of the encoder, whose arch has {depth} layers '
                 f'(0 to {depth - 1})')
+        # The encoder returns one map per tapped block, in block order: a
+        # repeated or out-of-order tap would pair maps and scales wrongly.
+        if list(out_indices) != sorted(set(out_indices)):
+            raise ValueError(
+                f'RandSACViTPyramid: out_indices {tuple(out_indices)} must '
+                'be distinct blocks in increasing order (one map each, '
+                'matched to scales in that order)')
         super().__init__(out_indices=list(out_indices), out_type='featmap',
                          **kwargs)
         for i, scale in enumerate(scales, start=1):
