@@ -27,8 +27,6 @@ It:
 model, few images and iterations: the test suite runs it.
 """
 import argparse
-import glob
-import json
 import os
 import os.path as osp
 import statistics
@@ -42,6 +40,7 @@ from randsac_mm._cli.errors import add_debug_arg, run_tool
 from . import REPO_ROOT
 from .benchmark_io import machine_info, write_json
 from .data_pipeline import pipeline_throughput, write_jpegs
+from .scalars import logged_entries
 
 PROG = 'python -m experiments.gpu_acceptance'
 MAIN = osp.join(REPO_ROOT, 'configs', 'randsac_vit-b_in1k.py')
@@ -253,11 +252,7 @@ def train(args, config, data_root, batch_size, workers, epochs, compiled):
         raise RuntimeError(f'tools/train.py ({name}) exited '
                            f'{proc.returncode}: {tail}; see '
                            f'{osp.join(args.out, f"train_{name}.log")}')
-    found = sorted(glob.glob(osp.join(work_dir, '*', 'vis_data',
-                                      'scalars.json')))
-    with open(found[-1]) as f:
-        entries = [json.loads(line) for line in f]
-    return [e for e in entries if 'time' in e], wall
+    return logged_entries(work_dir, key='time'), wall
 
 
 def train_figures(entries, warmup, batch_size, flops_per_image, peak):

@@ -3,7 +3,7 @@ starts of a resumed run."""
 import json
 import os
 
-from experiments.scalars import logged_scalars
+from experiments.scalars import logged_entries, logged_scalars
 
 
 def write_start(work_dir, timestamp, entries):
@@ -63,3 +63,16 @@ def test_a_start_from_scratch_replaces_an_aborted_one(tmp_path):
     write_start(tmp_path, '20261127_120000', [])
     assert steps_and_values(logged_scalars(tmp_path)) == [(20, 3.1),
                                                           (40, 2.7)]
+
+
+def test_whole_entries_holding_a_key_are_kept(tmp_path):
+    # Training steps (with time) of two starts; validation has no time.
+    write_start(tmp_path, '20261127_100000',
+                [dict(step=1, loss=3.0, time=0.5, data_time=0.1),
+                 dict(step=2, loss=2.9, time=0.4, data_time=0.1),
+                 dict(step=2, accuracy=11.0)])
+    write_start(tmp_path, '20261127_110000',
+                [dict(step=2, loss=2.8, time=0.3, data_time=0.2)])
+    assert logged_entries(tmp_path, key='time') == [
+        dict(step=1, loss=3.0, time=0.5, data_time=0.1),
+        dict(step=2, loss=2.8, time=0.3, data_time=0.2)]
