@@ -1,11 +1,22 @@
-"""What every benchmark here records: the machine it ran on, and its
-results as a JSON file."""
+"""What every benchmark here records: the machine it ran on, the commit of
+the code, and its results as a JSON file."""
 import json
 import os
 import os.path as osp
 import platform
+import re
+import subprocess
 
-__all__ = ['machine_info', 'write_json']
+from randsac_mm._cli.errors import UserError
+
+from . import REPO_ROOT
+
+__all__ = ['COMMIT_VARIABLE', 'code_commit', 'machine_info', 'write_json']
+
+# Names the commit of a copy of the tree that has no git (an offline GPU
+# node's copy): the sender sets it (tools/misc/gpu_window.sh).
+COMMIT_VARIABLE = 'RANDSAC_COMMIT'
+COMMIT = re.compile(r'[0-9a-f]{7,40}(\+dirty)?')
 
 
 def machine_info():
@@ -25,6 +36,41 @@ def machine_info():
     if torch.cuda.is_available():
         info['gpu'] = torch.cuda.get_device_name()
     return info
+
+
+def code_commit():
+    """The commit of the code that runs: git's short hash, '+dirty' when a
+    tracked file differs from it. In a copy of the tree without git, the
+    hash in the environment variable ``RANDSAC_COMMIT``; None when neither
+    says.
+
+    Raises:
+        UserError: ``RANDSAC_COMMIT`` is no hash, or git names another
+            commit (the variable would record the wrong code).
+    """
+    given = os.environ.get(COMMIT_VARIABLE)
+    if given is not None and not COMMIT.fullmatch(given):
+        raise UserError(f'{COMMIT_VARIABLE}={given!r}: expected a commit '
+                        'hash of 7 to 40 hex digits, optionally followed by '
+                        "'+dirty'")
+
+    def git(*args):
+        proc = subprocess.run(['git', *args], cwd=REPO_ROOT, text=True,
+                              capture_output=True)
+        return proc.stdout.strip() if proc.returncode == 0 else None
+
+    head = git('rev-parse', '--short', 'HEAD')
+    if head is None:
+        return given
+    found = head + ('+dirty' if git('status', '--porcelain',
+                                    '--untracked-files=no') else '')
+    given_hash = given and given.split('+')[0]
+    if given is not None and not (given_hash.startswith(head) or
+                                  head.startswith(given_hash)):
+        raise UserError(f'{COMMIT_VARIABLE}={given}, but git says the code '
+                        f'is at {found}: unset {COMMIT_VARIABLE} in a '
+                        'checkout with git')
+    return found
 
 
 def write_json(result, path):

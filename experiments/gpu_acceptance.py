@@ -38,7 +38,12 @@ from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
 from . import REPO_ROOT
-from .benchmark_io import machine_info, write_json
+from .benchmark_io import (
+    COMMIT_VARIABLE,
+    code_commit,
+    machine_info,
+    write_json,
+)
 from .data_pipeline import pipeline_throughput, write_jpegs
 from .scalars import logged_entries
 
@@ -122,9 +127,10 @@ def environment(device):
             env[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             pass
-    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
-                            cwd=REPO_ROOT, capture_output=True, text=True)
-    env['commit'] = commit.stdout.strip() or None
+    env['commit'] = code_commit()
+    if env['commit'] is None:
+        log(f'the commit of the code is unknown (no git here): set '
+            f'{COMMIT_VARIABLE} to the commit the tree was copied from')
     if device == 'cuda':
         props = torch.cuda.get_device_properties(0)
         env.update(gpu_memory_gib=props.total_memory / 2**30,

@@ -33,7 +33,6 @@ Images: Fashion-MNIST's IDX files with ``--data-root``; else MNIST5k's
 """
 import argparse
 import os.path as osp
-import subprocess
 import time
 
 from randsac_mm._cli.args import (
@@ -46,7 +45,7 @@ from randsac_mm._cli.device import DEVICES, NoUsableCuda, use_device
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
 from . import REPO_ROOT
-from .benchmark_io import machine_info, write_json
+from .benchmark_io import code_commit, machine_info, write_json
 
 PROG = 'python -m experiments.paper_scale_speed'
 ROW = ('configs/paper_scale/'
@@ -161,16 +160,6 @@ def time_steps(cfg, device, steps, warmup, compiled):
     return images, spent, waited, peak
 
 
-def commit():
-    """The repository's commit (short hash), '+dirty' with local changes."""
-    def git(*args):
-        return subprocess.run(['git', *args], cwd=REPO_ROOT, text=True,
-                              capture_output=True).stdout.strip()
-    head = git('rev-parse', '--short', 'HEAD')
-    return head + ('+dirty' if git('status', '--porcelain',
-                                   '--untracked-files=no') else '')
-
-
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                      formatter_class=HelpFormatter)
@@ -251,7 +240,7 @@ def main(argv=None):
                         images=f'Fashion-MNIST at {args.data_root}'
                         if args.data_root else
                         'MNIST5k training digits, 32 px',
-                        machine=machine, commit=commit()), args.out)
+                        machine=machine, commit=code_commit()), args.out)
 
 
 

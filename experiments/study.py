@@ -61,6 +61,7 @@ from randsac_mm.evaluation import (
 )
 
 from . import REPO_ROOT
+from .benchmark_io import code_commit, machine_info
 from .scalars import logged_scalars
 
 __all__ = ['ORDERINGS', 'QUICK', 'READOUT_NAMES', 'SMALL_SCALE', 'StudyPlan',
@@ -341,8 +342,9 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     Returns:
         dict: ``settings``, ``checkpoints`` ({str(epoch): file name in the
         run's folder}), ``first_loss``, ``final_loss``, ``epoch_losses``
-        (the last logged loss of each epoch), ``resumed_from`` and
-        ``minutes``.
+        (the last logged loss of each epoch), ``resumed_from``,
+        ``minutes``, and the ``machine`` and ``commit`` it ran on (records
+        made before these were recorded lack them).
     """
     from mmengine.runner import Runner
 
@@ -382,7 +384,8 @@ def pretrain(name, seed, settings, need_checkpoints=True):
                 final_loss=losses[-1]['value'] if losses else None,
                 epoch_losses={str(r['epoch']): r['value'] for r in losses},
                 resumed_from=resume_from and osp.basename(resume_from),
-                minutes=(time.time() - start) / 60)
+                minutes=(time.time() - start) / 60,
+                machine=machine_info(), commit=code_commit())
     with open(record, 'w') as f:
         json.dump(done, f, indent=2)
     return done

@@ -198,17 +198,22 @@ def as_a_user(*row):
                         marks=pytest.mark.heavy)
 
 
+def script_module(path):
+    """The module of a script (``tools/...py``, relative to the repository
+    root), loaded from its file: tools/ is no package."""
+    spec = importlib.util.spec_from_file_location(
+        '_tool_' + osp.basename(path)[:-3], osp.join(REPO_ROOT, path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def parser_of(tool, monkeypatch):
     """The module of ``tool`` (a script's path, or an experiment module)
     and the ArgumentParser its ``main`` builds, caught when it parses
     (nothing runs)."""
-    if tool.endswith('.py'):
-        spec = importlib.util.spec_from_file_location(
-            '_tool_' + osp.basename(tool)[:-3], osp.join(REPO_ROOT, tool))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(tool)
+    module = script_module(tool) if tool.endswith('.py') else \
+        importlib.import_module(tool)
     caught = []
 
     class Caught(Exception):

@@ -1,22 +1,16 @@
 """tools/misc/wheelhouse.py: which wheels of a pip report an offline node
 gets (pure ones), which it must already have (binary ones, torch), for the
 target Python's markers. No network: the reports are made up."""
-import importlib.util
-import os.path as osp
 import zipfile
 
 import pytest
 
-from ..conftest import REPO_ROOT
+from ..tool_runs import script_module
 
 
 @pytest.fixture(scope='module')
 def tool():
-    spec = importlib.util.spec_from_file_location(
-        'wheelhouse_tool', osp.join(REPO_ROOT, 'tools/misc/wheelhouse.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module('tools/misc/wheelhouse.py')
 
 
 def item(name, version, tag, requires=(), requested=False):

@@ -54,8 +54,10 @@ NODE_OWN = ('torch', 'torchvision')
 PLATFORMS = tuple(f'manylinux_2_{minor}_x86_64' for minor in range(28, 16, -1)
                   ) + ('manylinux2014_x86_64', )
 BINARY_FILE = 'binary-requirements.txt'
-# What setup.py reads to build randsac_mm's wheel.
-SOURCES = ('setup.py', 'README.md', 'requirements', 'randsac_mm')
+# What setup.py reads to build randsac_mm's wheel: its requirements, the
+# package, and what it ships in the package's .mim (its MIM_ITEMS).
+SOURCES = ('setup.py', 'README.md', 'requirements', 'randsac_mm', 'configs',
+           'tools')
 PYTHON_VERSION = re.compile(r'3\.\d{1,2}')
 
 
@@ -248,7 +250,8 @@ def build_own_wheel(tmp):
 
     Builds from a copy of what setup.py reads: a build in the checkout
     would leave ``build/`` there, whose stale files (a module since
-    removed) the next wheel would carry.
+    removed) the next wheel would carry. Built with the running Python's
+    setuptools (no build isolation): nothing is downloaded for it.
     """
     source = osp.join(tmp, 'source')
     os.makedirs(source)
@@ -259,7 +262,8 @@ def build_own_wheel(tmp):
                             ignore=shutil.ignore_patterns('__pycache__'))
         else:
             shutil.copy(path, source)
-    pip('wheel', '--no-deps', '--wheel-dir', tmp, source)
+    pip('wheel', '--no-deps', '--no-build-isolation', '--wheel-dir', tmp,
+        source)
     [wheel] = glob(osp.join(tmp, 'randsac_mm-*.whl'))
     return wheel
 
