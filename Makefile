@@ -19,6 +19,9 @@
 #                            package (about 30 MB; apt-get download, no
 #                            root), to carry to a GPU node without network
 #                            (docs/paper_scale.md)
+#   make gpu-window          wheelhouse and fashion-mnist, then the carry
+#                            list and the one command of a GPU window
+#                            (tools/misc/gpu_window.sh) for this commit
 #
 # Variables a user may set:
 #   PYTHON=python3.11   interpreter that creates .venv
@@ -38,7 +41,7 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); \
 REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
 .PHONY: install install-downstream lint test test-quick demo demo-check wheelhouse fashion-mnist \
-	clean clean-venv
+	gpu-window clean clean-venv
 
 install: $(STAMP)
 
@@ -115,6 +118,13 @@ fashion-mnist:
 	mkdir -p $(FMNIST) && mv $(FMNIST).tmp/root/usr/share/datasets/fashion-mnist/*-ubyte.gz $(FMNIST)/
 	rm -rf $(FMNIST).tmp
 	ls -l $(FMNIST)
+
+# What a GPU node without network needs for tools/misc/gpu_window.sh, and
+# the command, with the commit of this tree (the node's copy has no .git).
+gpu-window: wheelhouse fashion-mnist
+	@commit=$$($(PY) -c 'from experiments.benchmark_io import code_commit; print(code_commit())') && \
+	echo "carry: wheelhouse data/fashion-mnist" && \
+	echo "command: RANDSAC_COMMIT=$$commit bash tools/misc/gpu_window.sh \$$OUT 9"
 
 clean:
 	rm -rf work_dirs
