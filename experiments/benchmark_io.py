@@ -1,8 +1,6 @@
 """What every benchmark here records: the machine it ran on, the commit of
 the code, and its results as a JSON file."""
-import json
 import os
-import os.path as osp
 import platform
 import re
 import subprocess
@@ -73,9 +71,9 @@ def code_commit():
     return found
 
 
-def write_json(result, path):
-    """Writes ``result`` to ``path`` (folders made as needed) and says so."""
-    os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
-    with open(path, 'w') as f:
-        json.dump(result, f, indent=2)
+def write_json(path, result):
+    """Writes ``result`` to ``path`` as the tools write JSON (atomically,
+    folders made: ``randsac_mm._cli.paths.write_json``) and says so."""
+    from randsac_mm._cli.paths import write_json as write_atomically
+    write_atomically(path, result)
     print(f'wrote {path}')

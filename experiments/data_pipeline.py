@@ -211,7 +211,7 @@ def main(argv=None):
           f'workers; the config has num_workers='
           f'{cfg.train_dataloader.num_workers}')
     if args.out:
-        write_json(result, args.out)
+        write_json(args.out, result)
 
 
 if __name__ == '__main__':

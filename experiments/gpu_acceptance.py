@@ -502,7 +502,7 @@ def main(argv=None):
     if 'backbones' not in args.skip:
         backbone_part(args, results)
     results['minutes'] = (time.time() - start) / 60
-    write_json(results, osp.join(args.out, 'acceptance.json'))
+    write_json(osp.join(args.out, 'acceptance.json'), results)
     text = markdown(results)
     with open(osp.join(args.out, 'acceptance.md'), 'w') as f:
         f.write(text + '\n')

@@ -80,11 +80,12 @@ def main(argv=None):
             for k, v in kwargs.items()
         }))
         print(f'{name:45s} {ms:10.4f}')
-    write_json(dict(machine=machine_info(), date=time.strftime('%Y-%m-%d'),
-                    command=' '.join([PROG, *map(str, sys.argv[1:]
-                                                 if argv is None else argv)]),
-                    load_average_1min=[load_before, os.getloadavg()[0]],
-                    target_ms=1.0, results=rows), args.out)
+    write_json(args.out, dict(
+        machine=machine_info(), date=time.strftime('%Y-%m-%d'),
+        command=' '.join([PROG, *map(str, sys.argv[1:] if argv is None
+                                     else argv)]),
+        load_average_1min=[load_before, os.getloadavg()[0]],
+        target_ms=1.0, results=rows))
 
 
 if __name__ == '__main__':

@@ -232,16 +232,15 @@ def main(argv=None):
         print(f"on_device / per_sample: "
               f"{rows[0]['images_per_s'] / rows[1]['images_per_s']:.2f}x")
     if args.out:
-        write_json(dict(rows=rows, config=args.config, device=args.device,
-                        train_flops_per_image=flops_per_image(
-                            path_config(args.config, 'on_device', 0, batch)),
-                        compiled=args.compile, steps=args.steps,
-                        warmup=args.warmup, peak_tflops=peak,
-                        images=f'Fashion-MNIST at {args.data_root}'
-                        if args.data_root else
-                        'MNIST5k training digits, 32 px',
-                        machine=machine, commit=code_commit()), args.out)
-
+        write_json(args.out, dict(
+            rows=rows, config=args.config, device=args.device,
+            train_flops_per_image=flops_per_image(
+                path_config(args.config, 'on_device', 0, batch)),
+            compiled=args.compile, steps=args.steps, warmup=args.warmup,
+            peak_tflops=peak,
+            images=f'Fashion-MNIST at {args.data_root}' if args.data_root
+            else 'MNIST5k training digits, 32 px',
+            machine=machine, commit=code_commit()))
 
 
 if __name__ == '__main__':

@@ -137,10 +137,10 @@ def main(argv=None):
               f"{many['model_images_per_s']:.0f}): {row['speedup']:.1f}x",
               flush=True)
     if args.out:
-        write_json(dict(layouts=rows, batch_size=args.batch_size,
-                        batches=args.batches, rounds=args.rounds,
-                        images='MNIST5k training digits, 32 px',
-                        machine=machine_info()), args.out)
+        write_json(args.out, dict(
+            layouts=rows, batch_size=args.batch_size, batches=args.batches,
+            rounds=args.rounds, images='MNIST5k training digits, 32 px',
+            machine=machine_info()))
 
 
 if __name__ == '__main__':

@@ -397,7 +397,7 @@ def run_benchmark(args):
                   forward_macs_per_image=macs,
                   variants={v: VARIANTS[v] for v in variants}, rows=rows,
                   failed=failed)
-    write_json(result, args.out)
+    write_json(args.out, result)
     if failed:
         print(f'{len(failed)} measurement(s) failed, their errors are in '
               f"{args.out} under 'failed': " + ', '.join(
