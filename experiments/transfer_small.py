@@ -109,6 +109,10 @@ class TransferSettings:
     # KEY=VALUE merged into every downstream config (a check of a recipe);
     # recorded in each run's and readout's settings when given.
     cfg_options: dict | None = None
+    # (work dir, records) of another study whose pretrainings, of the same
+    # settings, this one uses instead of pretraining (a check of the
+    # downstream recipe); None: its own.
+    pretrained_from: tuple | None = None
     readout_only: bool = False
     report_only: bool = False
     quick: bool = False
@@ -122,6 +126,8 @@ class TransferSettings:
                                 f'choose from {", ".join(allowed)}')
         self.tasks, self.inits = tuple(self.tasks), tuple(self.inits)
         self.seeds = tuple(self.seeds)
+        if self.pretrained_from is not None:
+            self.pretrained_from = tuple(self.pretrained_from)
         if self.cfg_options:  # as a record holds them (JSON: no tuples)
             self.cfg_options = json.loads(json.dumps(self.cfg_options))
 
@@ -224,13 +230,16 @@ def check_digits(dataset, digits):
 def pretrain(name, settings, log=print):
     """Pretrains ``name`` (of ``PRETRAININGS``) once, with seed 0, or reuses
     its record; returns its final checkpoint's path and the minutes it
-    took (both None in a report before it ran)."""
+    took (both None in a report before it ran; 0 when it is another
+    study's, ``settings.pretrained_from``)."""
     from mmengine.config import Config
-    folder = osp.join(settings.work_dir, 'pretrain', name)
-    checkpoint = osp.join(folder, f'epoch_{settings.pretrain_epochs}.pth')
     wanted = dict(pretraining=name, config=PRETRAININGS[name], seed=0,
                   epochs=settings.pretrain_epochs,
                   digits=settings.pretrain_digits)
+    if settings.pretrained_from:
+        return reused_pretraining(name, wanted, settings, log)
+    folder = osp.join(settings.work_dir, 'pretrain', name)
+    checkpoint = osp.join(folder, f'epoch_{settings.pretrain_epochs}.pth')
     path = osp.join(settings.records, f'pretrain_{name}.json')
     record = read_record(path, wanted)
     if record is not None and (settings.report_only or
@@ -254,6 +263,36 @@ def pretrain(name, settings, log=print):
         settings=wanted, losses=[(r['step'], r['value']) for r in losses],
         resumed_from=resumed and osp.basename(resumed), minutes=minutes))
     return checkpoint, minutes
+
+
+def reused_pretraining(name, wanted, settings, log=print):
+    """Another study's pretraining ``name`` (``settings.pretrained_from``),
+    which must have the ``wanted`` settings and, unless only reporting, its
+    checkpoint: (checkpoint, 0.0 minutes: nothing trained here).
+
+    Raises:
+        UserError: that study has no such record, or not its checkpoint.
+    """
+    work_dir, records = settings.pretrained_from
+    path = osp.join(records, f'pretrain_{name}.json')
+    found = None
+    if osp.isfile(path):
+        with open(path) as f:
+            found = json.load(f)['settings']
+    if found != wanted:
+        held = 'no record' if found is None else f'the record of {found}'
+        raise UserError(
+            f'--pretrained-from: {path}: {held}, not of the pretraining '
+            f'this study needs ({wanted}); give the work dir and records of '
+            'a study that pretrained with these settings')
+    checkpoint = osp.join(work_dir, 'pretrain', name,
+                          f'epoch_{settings.pretrain_epochs}.pth')
+    if not (settings.report_only or osp.isfile(checkpoint)):
+        raise UserError(f'--pretrained-from: {checkpoint} does not exist; '
+                        'give the work dir of the study whose records are '
+                        f'{records}')
+    log(f'[pretrain] {name}: reused from {work_dir}')
+    return checkpoint, 0.0
 
 
 def downstream_encoder(checkpoint, img_size):
@@ -565,6 +604,12 @@ def parse_args(argv=None):
                     help='folder of the records and pictures; the table is '
                     f'<records>.json; None: {TransferSettings.records} '
                     '(--quick: <work-dir>/records)')
+    parser.add_argument('--pretrained-from', nargs=2,
+                        metavar=('WORK_DIR', 'RECORDS'),
+                        help="another study's work dir and records whose "
+                        'pretrainings (same epochs and digits) this one '
+                        'uses: nothing is pretrained, and its minutes are '
+                        'not counted again; None: its own')
     add_cfg_options(
         parser, 'entries merged into every downstream config (and the '
         "readout's encoder), e.g. "
@@ -584,8 +629,8 @@ def parse_args(argv=None):
     values = dict(QUICK) if args.quick else {}
     for key in ('tasks', 'inits', 'seeds', 'train_scenes', 'val_scenes',
                 'pretrain_epochs', 'segmentation_iters', 'detection_epochs',
-                'cfg_options', 'work_dir', 'records', 'readout_only',
-                'report_only', 'quick'):
+                'cfg_options', 'pretrained_from', 'work_dir', 'records',
+                'readout_only', 'report_only', 'quick'):
         value = getattr(args, key)
         if value not in (None, False):
             values[key] = value

@@ -315,3 +315,43 @@ def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
     assert '(cls_token)' in message
     assert 'convert it first with tools/model_converters/' \
         'randsac2downstream.py' in message
+
+
+def test_pretrained_from_uses_another_studys_pretraining_or_says_why_not(
+        tmp_path):
+    other_work, other_records = tmp_path / 'study', tmp_path / 'records'
+    values = transfer_small.parse_args([
+        '--pretrained-from', str(other_work), str(other_records),
+        '--work-dir', str(tmp_path / 'check')])
+    settings = transfer_small.TransferSettings(**values)
+    assert settings.pretrained_from == (str(other_work), str(other_records))
+    # No record there: refused, naming the flag and the file.
+    with pytest.raises(transfer_small.UserError,
+                       match='--pretrained-from: .*pretrain_mae.json: no '
+                       'record, not of the pretraining'):
+        transfer_small.pretrain('mae', settings, log=lambda line: None)
+    wanted = dict(pretraining='mae', config=transfer_small.PRETRAININGS['mae'],
+                  seed=0, epochs=settings.pretrain_epochs,
+                  digits=settings.pretrain_digits)
+    other_records.mkdir()
+    (other_records / 'pretrain_mae.json').write_text(json.dumps(
+        dict(settings=wanted, losses=[], minutes=4.0)))
+    # The record without its checkpoint: refused too (a report needs none).
+    with pytest.raises(transfer_small.UserError,
+                       match='epoch_10.pth does not exist'):
+        transfer_small.pretrain('mae', settings, log=lambda line: None)
+    report = transfer_small.TransferSettings(**values, report_only=True)
+    checkpoint = other_work / 'pretrain' / 'mae' / 'epoch_10.pth'
+    assert transfer_small.pretrain('mae', report) == (str(checkpoint), 0.0)
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.write_bytes(b'')
+    said = []
+    assert transfer_small.pretrain('mae', settings, log=said.append) == (
+        str(checkpoint), 0.0)  # its minutes are not counted again
+    assert said == [f'[pretrain] mae: reused from {other_work}']
+    assert not (tmp_path / 'check').exists()  # nothing written here
+    # Another epoch count is another pretraining: its record does not match.
+    longer = transfer_small.TransferSettings(**values, pretrain_epochs=40)
+    with pytest.raises(transfer_small.UserError,
+                       match="mae.json: the record of .*'epochs': 10"):
+        transfer_small.pretrain('mae', longer, log=lambda line: None)
