@@ -20,9 +20,10 @@
 #     study       python -m experiments.paper_scale with the minutes left:
 #                 paper_scale_records.tar.gz (docs/benchmarks/paper_scale)
 #
-# It first installs wheelhouse/py<X.Y> (the node's Python) but randsac_mm's
-# own wheel, then the copy itself as make install does (pip install -e .),
-# so every process runs the copy's code, the code the commit names.
+# It first installs from wheelhouse/py<X.Y> (the node's Python) the packages
+# the node lacks, never randsac_mm's own wheel, then the copy itself as make
+# install does (pip install -e .), so every process runs the copy's code, the
+# code the commit names.
 # --data-root: Fashion-MNIST's IDX files for speed and study (default
 # data/fashion-mnist, what make fashion-mnist writes). --smoke runs each
 # part's CPU form (tiny, no GPU) and --no-install uses the environment as it
@@ -91,9 +92,25 @@ if (( install )); then
         echo "gpu_window.sh: no wheels in $wheels for this node's Python $version: run make gpu-window and carry wheelhouse/py$version" >&2
         exit 2
     fi
-    say "installing $(ls "$wheels"/*.whl | grep -vc /randsac_mm-) wheels of $wheels, then this copy (pip install -e .)"
-    ls "$wheels"/*.whl | grep -v /randsac_mm- | xargs "$python" -m pip install -q --no-index --no-deps --no-compile \
-        --disable-pip-version-check || exit 2
+    # The wheels of packages the node lacks, randsac_mm's aside: the node's
+    # own packages (packaging, rich, ...) stay as its other software has them.
+    missing=$("$python" - "$wheels"/*.whl <<'PY'
+import sys
+from importlib import metadata
+for wheel in sys.argv[1:]:
+    name = wheel.rsplit('/', 1)[-1].split('-')[0]
+    try:
+        metadata.version(name)
+    except metadata.PackageNotFoundError:
+        if name != 'randsac_mm':
+            print(wheel)
+PY
+)
+    say "installing $(echo "$missing" | grep -c .) of the $(ls "$wheels"/*.whl | grep -vc /randsac_mm-) wheels of $wheels (the others' packages are here), then this copy (pip install -e .)"
+    if [[ -n $missing ]]; then
+        echo "$missing" | xargs "$python" -m pip install -q --no-index --no-deps --no-compile \
+            --disable-pip-version-check || exit 2
+    fi
     "$python" -m pip install -q --no-index --no-deps --no-build-isolation --use-pep517 \
         --disable-pip-version-check -e . || exit 2
 fi
