@@ -44,6 +44,7 @@ from .benchmark_io import (
     machine_info,
     write_json,
 )
+from .cells import cell
 from .data_pipeline import pipeline_throughput, write_jpegs
 from .scalars import logged_entries
 
@@ -384,11 +385,6 @@ def backbone_part(args, results):
         del backbone, images, loss
 
 
-def fmt(value, spec, unit=''):
-    """``value`` formatted, with ``unit``; '-' when there is none."""
-    return '-' if value is None else format(value, spec) + unit
-
-
 def markdown(results):
     """The tables of ``acceptance.md``."""
     env = results['environment']
@@ -423,7 +419,7 @@ def markdown(results):
                   f"{train['gflops_per_image']:.1f} GFLOP per image; the "
                   f"memory model says {train['memory_model_gib']:.2f} GiB. "
                   'Compiled against eager, the largest difference of the '
-                  'logged losses: ' + fmt(train.get('loss_difference'),
+                  'logged losses: ' + cell(train.get('loss_difference'),
                                          '.2e') + '.',
                   '', '| run | ms/step | images/s | TFLOP/s | MFU | waiting '
                   'for data | peak allocated | model error | first step | '
@@ -433,9 +429,9 @@ def markdown(results):
             lines.append(
                 f"| {name} | {r['ms_per_step']:.1f} | "
                 f"{r['images_per_s']:.0f} | {r['tflops']:.1f} | "
-                f"{fmt(r['mfu'], '.1%')} | {r['data_wait_share']:.1%} | "
-                f"{fmt(r['peak_allocated_gib'], '.1f', ' GiB')} | "
-                f"{fmt(r.get('memory_model_error'), '+.1%')} | "
+                f"{cell(r['mfu'], '.1%')} | {r['data_wait_share']:.1%} | "
+                f"{cell(r['peak_allocated_gib'], '.1f', ' GiB')} | "
+                f"{cell(r.get('memory_model_error'), '+.1%')} | "
                 f"{r['first_step_s']:.1f} s | {r['loss_first']:.3f} -> "
                 f"{r['loss_last']:.3f} |")
         lines.append('')
@@ -461,9 +457,9 @@ def markdown(results):
                   'peak allocated |', '| --- | ---: | ---: | --- | ---: | '
                   '---: | ---: |']
         for name, r in results['backbones'].items():
-            peak = fmt(r.get('peak_allocated_gib'), '.2f', ' GiB')
+            peak = cell(r.get('peak_allocated_gib'), '.2f', ' GiB')
             lines.append(f"| {name} | {r['side']} | {r['batch']} | "
-                         f"{r['precision']} | {fmt(r['window_size'], 'd')} | "
+                         f"{r['precision']} | {cell(r['window_size'], 'd')} | "
                          f"{r['ms_fwd_bwd']:.1f} | {peak} |")
         lines.append('')
     return '\n'.join(lines)

@@ -4,17 +4,17 @@ import os.path as osp
 
 from randsac_mm.evaluation import readout_title
 
+from .cells import cell
+
 __all__ = ['bar_chart', 'curve_chart', 'markdown', 'write_report']
 
 
 def _cell(stats):
-    std = '-' if stats['std'] is None else f"{stats['std']:.2f}"
-    return f"{stats['mean']:.2f} ± {std}"
+    return f"{stats['mean']:.2f} ± {cell(stats['std'], '.2f')}"
 
 
 def _gap(point):
-    se = '-' if point['se'] is None else f"{point['se']:.2f}"
-    return f"{point['gap']:+.2f} ± {se}"
+    return f"{point['gap']:+.2f} ± {cell(point['se'], '.2f')}"
 
 
 def markdown(result):
@@ -33,9 +33,8 @@ def markdown(result):
                   '| --- | --- | ---: | ' + ' | '.join(
                       '---:' for _ in readouts) + ' |']
         for name, s in summary.items():
-            paper = f"{s['paper_linear']:.2f}" \
-                if s['paper_linear'] is not None else '-'
-            lines.append(f"| {name} | {s['paper_row']} | {paper} | " +
+            lines.append(f"| {name} | {s['paper_row']} | "
+                         f"{cell(s['paper_linear'], '.2f')} | " +
                          ' | '.join(_cell(s[r]) for r in readouts) + ' |')
         lines.append('')
     # The seeds recorded, which a study under way (report_only) may not yet

@@ -48,6 +48,7 @@ from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
 from randsac_mm._cli.paths import OUTPUT_FOLDER, write_json
 
+from .cells import cell
 from .digit_scenes import make_scenes
 from .scalars import logged_scalars
 
@@ -507,9 +508,9 @@ def markdown(entries):
              '--- |']
     for e in entries:
         gain = e.get('gain_over_random')
-        std = '-' if e['std'] is None else f"{e['std']:.2f}"
         lines.append(f"| {e['task']} | {e['metric']} | {e['init']} | "
-                     f"{e['seeds']} | {e['mean']:.2f} | {std} | "
+                     f"{e['seeds']} | {e['mean']:.2f} | "
+                     f"{cell(e['std'], '.2f')} | "
                      f"{'' if gain is None else f'{gain:+.2f}'} |")
     return '\n'.join(lines)
 
