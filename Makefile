@@ -122,7 +122,9 @@ fashion-mnist:
 # What a GPU node without network needs for tools/misc/gpu_window.sh, and
 # the command, with the commit of this tree (the node's copy has no .git).
 gpu-window: wheelhouse fashion-mnist
-	@commit=$$($(PY) -c 'from experiments.benchmark_io import code_commit; print(code_commit())') && \
+	@commit=$$($(PY) -c 'from experiments.benchmark_io import code_commit; print(code_commit() or "")') && \
+	if [ -z "$$commit" ]; then echo 'make gpu-window: no git here to name the commit the window runs'; exit 2; fi && \
+	case $$commit in *+dirty) echo "note: $$commit: the window runs this tree's uncommitted changes too (git status)";; esac && \
 	echo "carry: wheelhouse data/fashion-mnist" && \
 	echo "command: RANDSAC_COMMIT=$$commit bash tools/misc/gpu_window.sh \$$OUT 9"
 

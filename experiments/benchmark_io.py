@@ -38,9 +38,9 @@ def machine_info():
 
 def code_commit():
     """The commit of the code that runs: git's short hash, '+dirty' when a
-    tracked file differs from it. In a copy of the tree without git, the
-    hash in the environment variable ``RANDSAC_COMMIT``; None when neither
-    says.
+    file differs from it or is not in it. In a copy of the tree without
+    git, the hash in the environment variable ``RANDSAC_COMMIT``; None when
+    neither says.
 
     Raises:
         UserError: ``RANDSAC_COMMIT`` is no hash, or git names another
@@ -53,15 +53,18 @@ def code_commit():
                         "'+dirty'")
 
     def git(*args):
-        proc = subprocess.run(['git', *args], cwd=REPO_ROOT, text=True,
-                              capture_output=True)
+        try:
+            proc = subprocess.run(['git', *args], cwd=REPO_ROOT, text=True,
+                                  capture_output=True)
+        except OSError:  # no git program here
+            return None
         return proc.stdout.strip() if proc.returncode == 0 else None
 
     head = git('rev-parse', '--short', 'HEAD')
     if head is None:
         return given
-    found = head + ('+dirty' if git('status', '--porcelain',
-                                    '--untracked-files=no') else '')
+    # Untracked files count: they travel with a copy of the tree.
+    found = head + ('+dirty' if git('status', '--porcelain') else '')
     given_hash = given and given.split('+')[0]
     if given is not None and not (given_hash.startswith(head) or
                                   head.startswith(given_hash)):

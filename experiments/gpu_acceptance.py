@@ -286,8 +286,9 @@ def train_batch(args, cfg):
     return 8 if args.smoke else cfg.train_dataloader.batch_size
 
 
-def train_part(args, results, peak, config, cfg, root, paths):
-    """Part 3: the main config, eager and compiled, from tools/train.py."""
+def train_part(args, results, peak, config, cfg, root, paths, save):
+    """Part 3: the main config, eager and compiled, from tools/train.py;
+    ``save(part)`` after each run."""
     from randsac_mm.analysis.flops import forward_macs
     from randsac_mm.analysis.memory import estimate_memory
     batch_size = train_batch(args, cfg)
@@ -322,12 +323,15 @@ def train_part(args, results, peak, config, cfg, root, paths):
                                          / row['peak_allocated_gib'] - 1)
         results['train']['runs'][name] = row
         runs[name] = [e['loss'] for e in entries]
-    if len(runs) == 2:  # the same data and seed: the same losses
-        results['train']['loss_difference'] = max(
-            abs(a - b) for a, b in zip(*runs.values()))
         log(f"{name}: {row['ms_per_step']:.1f} ms/step, "
             f"{row['images_per_s']:.0f} images/s, waiting for data "
             f"{row['data_wait_share']:.0%}")
+        if not compiled:
+            save('train eager')
+    if len(runs) == 2:  # the same data and seed: the same losses
+        results['train']['loss_difference'] = max(
+            abs(a - b) for a, b in zip(*runs.values()))
+    save('train')
 
 
 def backbone_part(args, results):
@@ -394,8 +398,9 @@ def markdown(results):
              f"{env.get('cudnn', '-')}), driver {env.get('driver', '-')}, "
              f"Python {env['python']}, {env['cpu_count']} CPUs; mmengine "
              f"{env.get('mmengine')}, mmpretrain {env.get('mmpretrain')}; "
-             f"code {env.get('commit')}. Command: `{results['command']}`.",
-             '']
+             f"code {env.get('commit')}. Command: `{results['command']}`. "
+             f"Parts done: {', '.join(results.get('parts_done', [])) or '-'}"
+             '.', '']
     if 'attention' in results:
         lines += ['## Masked attention kernels (bf16 against float32)', '',
                   '| kernel | length | rows | finite | NaN | rel. error | '
@@ -480,9 +485,21 @@ def main(argv=None):
     log(f"device: {results['environment'].get('gpu') or 'CPU (smoke)'}, "
         + (f'peak {peak} TFLOP/s' if peak else 'peak unknown: no MFU (give '
            '--peak-tflops)'))
+    results['parts_done'] = []
+
+    def save(part):
+        """Both files as they stand after ``part``: a run stopped later
+        (a GPU window's end) keeps what it measured."""
+        results['parts_done'].append(part)
+        results['minutes'] = (time.time() - start) / 60
+        write_json(osp.join(args.out, 'acceptance.json'), results)
+        with open(osp.join(args.out, 'acceptance.md'), 'w') as f:
+            f.write(markdown(results) + '\n')
+
     if 'check' not in args.skip:
         log('checking the masked attention kernels')
         results['attention'] = attention_rows(args.device, args.smoke)
+        save('check')
     if {'train', 'data'} - set(args.skip):
         from mmengine.config import Config
         config = run_config(args)
@@ -492,17 +509,14 @@ def main(argv=None):
         log(f'writing {count} ImageNet-format JPEGs to {root}')
         paths = write_imagenet(root, count)
     if 'train' not in args.skip:
-        train_part(args, results, peak, config, cfg, root, paths)
+        train_part(args, results, peak, config, cfg, root, paths, save)
     if 'data' not in args.skip:
         data_part(args, results, cfg, paths)
+        save('data')
     if 'backbones' not in args.skip:
         backbone_part(args, results)
-    results['minutes'] = (time.time() - start) / 60
-    write_json(osp.join(args.out, 'acceptance.json'), results)
-    text = markdown(results)
-    with open(osp.join(args.out, 'acceptance.md'), 'w') as f:
-        f.write(text + '\n')
-    print(text)
+        save('backbones')
+    print(markdown(results))
     log(f"wrote {args.out}/acceptance.json and acceptance.md in "
         f"{results['minutes']:.1f} min")
 

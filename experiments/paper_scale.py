@@ -287,14 +287,17 @@ def plan_markdown(settings, records):
     return '\n'.join(lines) + '\n'
 
 
-def run_paper_scale(settings, records, budget_minutes=None, log=print):
+def run_paper_scale(settings, records, budget_minutes=None, log=print,
+                    whole_runs_only=False):
     """Runs the runs not yet recorded, in the plan's order, keeping each
     one's records in ``records``; then reports every recorded run.
 
     With ``budget_minutes``, a run is started while its estimate fits in
     what is left, and the first run always: one longer than a whole budget
     goes on where the command stops it, from its last checkpoint (every
-    10 epochs), in the next command on this machine.
+    10 epochs), in the next command on this machine. With
+    ``whole_runs_only`` the first run too must fit (a machine given back
+    after the command: a run cut short there is lost).
 
     Returns:
         dict | None: what study.json holds (see ``experiments.study``);
@@ -312,8 +315,8 @@ def run_paper_scale(settings, records, budget_minutes=None, log=print):
         (pretrain, _), (readout, _) = estimates(settings, runs)
         estimate = run_minutes(name, pretrain, readout)
         spent = (time.time() - start) / 60
-        if budget_minutes is not None and started and \
-                spent + estimate > budget_minutes:
+        if budget_minutes is not None and (started or whole_runs_only) \
+                and spent + estimate > budget_minutes:
             log(f'[paper-scale {i}/{len(runs)}] {name} seed {seed}: about '
                 f'{estimate:.1f} min, {budget_minutes - spent:.1f} left: '
                 'stopping here')
@@ -351,6 +354,11 @@ def parse_args(argv=None):
                         help='after the first run, start no run whose '
                         'estimate does not fit in what is left of these '
                         'minutes; None: no limit')
+    parser.add_argument('--whole-runs-only', action='store_true',
+                        help='with --budget-minutes: the first run too '
+                        'starts only if its estimate fits (a machine given '
+                        'back after the command, where a run cut short is '
+                        'lost)')
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument('--plan', action='store_true',
                       help='train nothing: print the plan and write '
@@ -362,6 +370,9 @@ def parse_args(argv=None):
                             f'{k}={v}' for k, v in QUICK.items()))
     add_debug_arg(parser)
     args = parser.parse_args(argv)
+    if args.whole_runs_only and args.budget_minutes is None:
+        parser.error('argument --whole-runs-only: applies with '
+                     '--budget-minutes only')
     preset = dict(DEFAULTS, **QUICK) if args.quick else DEFAULTS
     for key, value in preset.items():
         if getattr(args, key, None) is None:
@@ -396,7 +407,8 @@ def main(argv=None):
         return
     from .study_report import markdown
     result = run_paper_scale(settings, args.records, args.budget_minutes,
-                             log=lambda line: print(line, flush=True))
+                             log=lambda line: print(line, flush=True),
+                             whole_runs_only=args.whole_runs_only)
     if result is None:
         print(f'{args.work_dir}: no run of these settings is recorded yet: '
               'no report')

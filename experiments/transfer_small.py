@@ -279,7 +279,7 @@ def reused_pretraining(name, wanted, settings, log=print):
     found = None
     if osp.isfile(path):
         with open(path) as f:
-            found = json.load(f)['settings']
+            found = json.load(f).get('settings')
     if found != wanted:
         held = 'no record' if found is None else f'the record of {found}'
         raise UserError(
@@ -610,7 +610,9 @@ def parse_args(argv=None):
                         help="another study's work dir and records whose "
                         'pretrainings (same epochs and digits) this one '
                         'uses: nothing is pretrained, and its minutes are '
-                        'not counted again; None: its own')
+                        'not counted again (the encoder converted for the '
+                        "scenes is written beside that study's checkpoint, "
+                        'as its own runs do); None: its own')
     add_cfg_options(
         parser, 'entries merged into every downstream config (and the '
         "readout's encoder), e.g. "

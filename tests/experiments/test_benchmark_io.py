@@ -24,9 +24,13 @@ def test_in_a_checkout_git_names_the_commit(monkeypatch):
     assert found in (git_head(), git_head() + '+dirty')
 
 
-def test_the_variable_agreeing_with_git_is_accepted(monkeypatch):
+@pytest.mark.parametrize('length', ['short', 'full'])
+def test_the_variable_agreeing_with_git_is_accepted(monkeypatch, length):
     head = git_head()
-    monkeypatch.setenv(COMMIT_VARIABLE, head)
+    given = head if length == 'short' else subprocess.run(
+        ['git', 'rev-parse', 'HEAD'], cwd=REPO_ROOT, capture_output=True,
+        text=True, check=True).stdout.strip()
+    monkeypatch.setenv(COMMIT_VARIABLE, given)
     assert code_commit().split('+')[0] == head
 
 
@@ -54,3 +58,9 @@ def test_without_git_the_variable_names_the_commit(monkeypatch, tmp_path):
     assert code_commit() == '0804f77+dirty'
     monkeypatch.delenv(COMMIT_VARIABLE)
     assert code_commit() is None
+
+
+def test_without_a_git_program_the_variable_names_the_commit(monkeypatch):
+    monkeypatch.setenv('PATH', '')  # no git to run
+    monkeypatch.setenv(COMMIT_VARIABLE, 'abcdef1')
+    assert code_commit() == 'abcdef1'

@@ -72,6 +72,10 @@ def test_data_and_backbones_are_measured_and_tabled(smoke):
                     '## Feeding the GPU', '## Downstream backbones'):
         assert heading in text
     assert result['environment']['gpu'] is None and result['smoke']
+    # Written after each part, so a run stopped early keeps what it has.
+    assert result['parts_done'] == ['check', 'train eager', 'train', 'data',
+                                    'backbones']
+    assert 'Parts done: check, train eager, train, data, backbones.' in text
     # What a reader runs again.
     assert result['command'] == \
         f'python -m experiments.gpu_acceptance --out {out} --smoke'

@@ -81,6 +81,16 @@ def test_the_default_is_the_paper_protocol_on_cuda_without_running():
     assert quick.records == osp.join(QUICK['work_dir'], 'records')
 
 
+def test_whole_runs_only_needs_a_budget(capsys):
+    with pytest.raises(SystemExit):
+        paper_scale.parse_args(['--whole-runs-only'])
+    assert ('argument --whole-runs-only: applies with --budget-minutes '
+            'only') in capsys.readouterr().err
+    _, args = paper_scale.parse_args(['--whole-runs-only',
+                                      '--budget-minutes', '8'])
+    assert args.whole_runs_only and args.budget_minutes == 8
+
+
 @pytest.mark.heavy
 def test_quick_study_records_plans_and_carries_runs(tmp_path):
     root = write_mnist(str(tmp_path / 'fmnist'), train=300, test=100)
@@ -138,6 +148,12 @@ def test_quick_study_records_plans_and_carries_runs(tmp_path):
     assert '[paper-scale 1/2] random seed 1 epoch 0' in more.stdout
     assert '[paper-scale 2/2] random seed 2: about' in more.stdout
     assert 'stopping here' in more.stdout
+    # On a machine given back after the command, not even the first.
+    whole = run_tool(args + ['--work-dir', tmp_path / 'd', '--variants',
+                             'random', '--seeds', '2', '--budget-minutes',
+                             '1e-6', '--whole-runs-only'])
+    assert '[paper-scale 1/1] random seed 2: about' in whole.stdout
+    assert 'random seed 2 epoch' not in whole.stdout
     assert (records / 'runs' / 'random_seed1' / 'eval_epoch0.json').exists()
     assert not (records / 'runs' / 'random_seed2').exists()
 

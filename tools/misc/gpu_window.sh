@@ -9,26 +9,36 @@
 #
 #   OUT       folder for what comes back (made if missing): window.log and
 #             each part's files, at most 6 files, none in a subfolder
-#   MINUTES   the window's budget (default 9); a part starts only while
-#             more than its least useful time is left, and runs under
-#             `timeout` with what is left, so the command ends in time
+#   MINUTES   the window's budget (default 9). A part runs under `timeout`
+#             with what is left less the least times of the parts after it
+#             (so an early part cannot take a later one's time), and is
+#             skipped when that is below its own least time
 #   PART      in order (default: acceptance speed):
-#     acceptance  python -m experiments.gpu_acceptance: acceptance.json,
-#                 acceptance.md, acceptance_logs.tar.gz (tools/train.py logs)
+#     acceptance  python -m experiments.gpu_acceptance: acceptance.json and
+#                 acceptance.md (written after each of its parts, so a run
+#                 stopped early keeps what it measured), acceptance_logs.tar.gz
+#                 (the tools/train.py logs)
 #     speed       python -m experiments.paper_scale_speed --device cuda
-#                 --compile: paper_scale_speed.json
-#     study       python -m experiments.paper_scale with the minutes left:
-#                 paper_scale_records.tar.gz (docs/benchmarks/paper_scale)
+#                 --compile: paper_scale_speed.json, also put where the
+#                 study's plan reads the measured speed
+#     study       python -m experiments.paper_scale --whole-runs-only with
+#                 the minutes left (no run starts that its estimate says
+#                 cannot finish): paper_scale_records.tar.gz
+#                 (docs/benchmarks/paper_scale)
 #
-# It first installs from wheelhouse/py<X.Y> (the node's Python) the packages
-# the node lacks, never randsac_mm's own wheel, then the copy itself as make
-# install does (pip install -e .), so every process runs the copy's code, the
-# code the commit names.
+# Before anything runs it checks what the parts need (torch; scikit-learn
+# and OpenCV for the acceptance run's photographs; setuptools >= 64 to
+# install; the data files). It then installs from wheelhouse/py<X.Y> (the
+# node's Python) the packages the node lacks, never randsac_mm's own wheel,
+# and the copy itself as make install does (pip install -e .), so every
+# process runs the copy's code, the code the commit names.
 # --data-root: Fashion-MNIST's IDX files for speed and study (default
 # data/fashion-mnist, what make fashion-mnist writes). --smoke runs each
 # part's CPU form (tiny, no GPU) and --no-install uses the environment as it
 # is: the test suite runs both (tests/tools/test_gpu_window.py).
 set -uo pipefail
+
+fail() { echo "gpu_window.sh: $*" >&2; exit 2; }
 
 smoke=0 install=1 data=
 while [[ $# -gt 0 && $1 == --* ]]; do
@@ -36,47 +46,75 @@ while [[ $# -gt 0 && $1 == --* ]]; do
         --smoke) smoke=1 ;;
         --no-install) install=0 ;;
         --data-root) data=$(realpath -m -- "${2:?--data-root needs a folder}"); shift ;;
-        *) echo "gpu_window.sh: unknown option $1 (allowed: --smoke, --no-install, --data-root DIR)" >&2; exit 2 ;;
+        *) fail "unknown option $1 (allowed: --smoke, --no-install, --data-root DIR)" ;;
     esac
     shift
 done
-if [[ $# -lt 1 ]]; then
-    echo 'usage: RANDSAC_COMMIT=<commit> bash tools/misc/gpu_window.sh [--smoke] [--no-install] [--data-root DIR] OUT [MINUTES [PART...]]' >&2
-    exit 2
-fi
+[[ $# -ge 1 ]] || fail 'usage: RANDSAC_COMMIT=<commit> bash tools/misc/gpu_window.sh [--smoke] [--no-install] [--data-root DIR] OUT [MINUTES [PART...]]'
 out=$1 minutes=${2:-9}
 shift $(( $# >= 2 ? 2 : 1 ))
 parts=("$@")
 [[ ${#parts[@]} -eq 0 ]] && parts=(acceptance speed)
-if ! [[ $minutes =~ ^[0-9]+$ ]] || (( minutes < 1 )); then
-    echo "gpu_window.sh: MINUTES must be a whole number of minutes >= 1, got '$minutes'" >&2
-    exit 2
-fi
+[[ $minutes =~ ^[0-9]+$ ]] && minutes=$(( 10#$minutes )) && (( minutes >= 1 )) ||
+    fail "MINUTES must be a whole number of minutes >= 1, got '$minutes'"
 for part in "${parts[@]}"; do
     case $part in
         acceptance|speed|study) ;;
-        *) echo "gpu_window.sh: PART '$part' unknown; choose from acceptance, speed, study" >&2; exit 2 ;;
+        *) fail "PART '$part' unknown; choose from acceptance, speed, study" ;;
     esac
 done
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+data=${data:-$root/data/fashion-mnist}
+python=${PYTHON:-python3}
 # The commit goes into every record; a copy without git must be told it.
 if ! git -C "$root" rev-parse --short HEAD >/dev/null 2>&1 && [[ -z ${RANDSAC_COMMIT:-} ]]; then
-    echo 'gpu_window.sh: this copy has no git, so RANDSAC_COMMIT must name its commit (make gpu-window prints the command with it)' >&2
-    exit 2
+    fail 'this copy has no git, so RANDSAC_COMMIT must name its commit (make gpu-window prints the command with it)'
 fi
+# What the parts need, checked before the window's minutes go to anything.
+"$python" - "$install" "$data" "${parts[@]}" <<'PY' || exit 2
+import importlib.util
+import os.path as osp
+import sys
+
+install, data, parts = sys.argv[1] == '1', sys.argv[2], sys.argv[3:]
+need = {'torch': 'the node brings its own'}
+if 'acceptance' in parts:
+    need.update(sklearn="scikit-learn: the acceptance run's photographs",
+                cv2="OpenCV: the acceptance run's pipeline")
+if install:
+    need['setuptools'] = 'pip install -e . of the copy'
+missing = [f'{name} ({why})' for name, why in need.items()
+           if importlib.util.find_spec(name) is None]
+if install and not missing:
+    import setuptools
+    if int(setuptools.__version__.split('.')[0]) < 64:
+        missing.append(f'setuptools >= 64 (found {setuptools.__version__}): '
+                       'pip install -e . of the copy')
+if {'speed', 'study'} & set(parts):
+    for split in ('train', 't10k'):
+        for kind in ('images-idx3', 'labels-idx1'):
+            name = f'{split}-{kind}-ubyte'
+            if not any(osp.isfile(osp.join(data, name + s))
+                       for s in ('', '.gz')):
+                missing.append(f'{osp.join(data, name)}[.gz] (Fashion-MNIST '
+                               'for speed and study: make fashion-mnist, or '
+                               '--data-root)')
+if missing:
+    sys.exit(f'gpu_window.sh: {sys.executable} lacks: ' + '; '.join(missing))
+PY
 
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 cd "$root" || exit 2
-data=${data:-$root/data/fashion-mnist}
-python=${PYTHON:-python3}
 start=$(date +%s)
 deadline=$(( start + minutes * 60 ))
 reserve=20   # seconds kept at the end for packing what comes back
 work=$(mktemp -d -t gpu_window.XXXXXX) || exit 2   # the parts' scratch
-trap 'rm -rf "$work"' EXIT
 exec > >(tee -a "$out/window.log") 2>&1
+tee_pid=$!
+finish() { rm -rf "$work"; exec >&- 2>&-; wait "$tee_pid" 2>/dev/null; }
+trap finish EXIT
 
 say() { echo "[window $(( $(date +%s) - start ))s] $*"; }
 left() { echo $(( deadline - reserve - $(date +%s) )); }
@@ -88,10 +126,8 @@ if (( smoke )); then least=([acceptance]=20 [speed]=10 [study]=20); fi
 if (( install )); then
     version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     wheels=$root/wheelhouse/py$version
-    if ! ls "$wheels"/*.whl >/dev/null 2>&1; then
-        echo "gpu_window.sh: no wheels in $wheels for this node's Python $version: run make gpu-window and carry wheelhouse/py$version" >&2
-        exit 2
-    fi
+    ls "$wheels"/*.whl >/dev/null 2>&1 ||
+        fail "no wheels in $wheels for this node's Python $version: run make gpu-window and carry wheelhouse"
     # The wheels of packages the node lacks, randsac_mm's aside: the node's
     # own packages (packaging, rich, ...) stay as its other software has them.
     missing=$("$python" - "$wheels"/*.whl <<'PY'
@@ -105,10 +141,10 @@ for wheel in sys.argv[1:]:
         if name != 'randsac_mm':
             print(wheel)
 PY
-)
+) || exit 2
     say "installing $(echo "$missing" | grep -c .) of the $(ls "$wheels"/*.whl | grep -vc /randsac_mm-) wheels of $wheels (the others' packages are here), then this copy (pip install -e .)"
     if [[ -n $missing ]]; then
-        echo "$missing" | xargs "$python" -m pip install -q --no-index --no-deps --no-compile \
+        echo "$missing" | xargs -d '\n' "$python" -m pip install -q --no-index --no-deps --no-compile \
             --disable-pip-version-check || exit 2
     fi
     "$python" -m pip install -q --no-index --no-deps --no-build-isolation --use-pep517 \
@@ -117,31 +153,39 @@ fi
 "$python" -c 'import randsac_mm.registration; from experiments.benchmark_io import code_commit; print("code", code_commit())' || exit 2
 
 status=0
-run_part() {  # run_part NAME COMMAND...: under timeout with the time left
-    local name=$1 budget
-    shift
-    budget=$(left)
-    if (( budget < least[$name] )); then
-        say "$name skipped: ${budget}s left, it needs at least ${least[$name]}s"
+ran=
+run_part() {  # run_part INDEX NAME COMMAND...: under timeout, its share of the time left
+    local index=$1 name=$2 later=0 budget code p
+    shift 2
+    for p in "${parts[@]:index+1}"; do later=$(( later + ${least[$p]} )); done
+    budget=$(( $(left) - later ))
+    ran=0
+    if (( budget < ${least[$name]} )); then
+        say "$name skipped: ${budget}s for it (the parts after it keep ${later}s), it needs at least ${least[$name]}s"
         status=1
         return 1
     fi
     say "$name: $* (at most ${budget}s)"
     PYTHONUNBUFFERED=1 timeout --kill-after=10 "$budget" "$@"
-    local code=$?
-    (( code == 124 || code == 137 )) && say "$name stopped at the window's end"
-    (( code )) && { say "$name exited $code"; status=1; }
+    code=$?
+    ran=1
+    case $code in
+        0) ;;
+        124) say "$name stopped at the end of its ${budget}s" ;;
+        137) say "$name killed (at the end of its time, or for memory)" ;;
+        *) say "$name exited $code" ;;
+    esac
+    (( code )) && status=1
     return $code
 }
 
-for part in "${parts[@]}"; do
-    case $part in
+for i in "${!parts[@]}"; do
+    case ${parts[i]} in
     acceptance)
         if (( smoke )); then extra=(--smoke); else extra=(); fi
-        rm -rf "$work/acceptance"
-        run_part acceptance "$python" -m experiments.gpu_acceptance --out "$work/acceptance" "${extra[@]}"
+        run_part "$i" acceptance "$python" -m experiments.gpu_acceptance --out "$work/acceptance" "${extra[@]}"
         cp "$work"/acceptance/acceptance.{json,md} "$out"/ 2>/dev/null
-        (cd "$work/acceptance" && ls train_*.log >/dev/null 2>&1 &&
+        (cd "$work/acceptance" 2>/dev/null && ls train_*.log >/dev/null 2>&1 &&
             tar czf "$out/acceptance_logs.tar.gz" train_*.log)
         ;;
     speed)
@@ -150,19 +194,26 @@ for part in "${parts[@]}"; do
         else
             extra=(--device cuda --compile)
         fi
-        run_part speed "$python" -m experiments.paper_scale_speed "${extra[@]}" --data-root "$data" --out "$out/paper_scale_speed.json"
+        run_part "$i" speed "$python" -m experiments.paper_scale_speed "${extra[@]}" --data-root "$data" \
+            --out "$out/paper_scale_speed.json"
+        # Where the study's plan reads the measured speed (not the smoke's).
+        if (( ! smoke )) && [[ -f $out/paper_scale_speed.json ]]; then
+            cp "$out/paper_scale_speed.json" docs/benchmarks/gpu/paper_scale_speed.json
+        fi
         ;;
     study)
         if (( smoke )); then
-            extra=(--quick --data-root "$data" --records "$work/paper_scale_records")
             records=$work/paper_scale_records
+            extra=(--quick --data-root "$data" --records "$records")
         else
-            spare=$(( ( $(left) - 30 ) / 60 ))  # paper_scale's own budget, a margin kept
-            extra=(--data-root "$data" --budget-minutes "$(( spare > 1 ? spare : 1 ))")
             records=docs/benchmarks/paper_scale
+            spare=$(( ( $(left) - 30 ) / 60 ))  # paper_scale's own budget, a margin kept
+            extra=(--data-root "$data" --whole-runs-only --budget-minutes "$(( spare > 1 ? spare : 1 ))")
         fi
-        run_part study "$python" -m experiments.paper_scale "${extra[@]}"
-        [[ -n $(ls -A "$records" 2>/dev/null) ]] && tar czf "$out/paper_scale_records.tar.gz" -C "$(dirname "$records")" "$(basename "$records")"
+        run_part "$i" study "$python" -m experiments.paper_scale "${extra[@]}"
+        if (( ran )) && [[ -d $records/runs ]]; then
+            tar czf "$out/paper_scale_records.tar.gz" -C "$(dirname "$records")" "$(basename "$records")"
+        fi
         ;;
     esac
 done

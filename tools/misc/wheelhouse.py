@@ -258,8 +258,11 @@ def build_own_wheel(tmp):
     for name in SOURCES:
         path = osp.join(REPO_ROOT, name)
         if osp.isdir(path):
+            # (.mim: an editable install's links to configs/ and tools/,
+            # which setup.py makes again from the copies beside it.)
             shutil.copytree(path, osp.join(source, name),
-                            ignore=shutil.ignore_patterns('__pycache__'))
+                            ignore=shutil.ignore_patterns('__pycache__',
+                                                          '.mim'))
         else:
             shutil.copy(path, source)
     pip('wheel', '--no-deps', '--no-build-isolation', '--wheel-dir', tmp,
