@@ -237,11 +237,16 @@ def pretrain(name, settings, log=print):
     wanted = dict(pretraining=name, config=PRETRAININGS[name], seed=0,
                   epochs=settings.pretrain_epochs,
                   digits=settings.pretrain_digits)
-    if settings.pretrained_from:
-        return reused_pretraining(name, wanted, settings, log)
-    folder = osp.join(settings.work_dir, 'pretrain', name)
+    # Where a study keeps a pretraining: this one's, or the study's it
+    # reuses.
+    work_dir, records = settings.pretrained_from or (settings.work_dir,
+                                                     settings.records)
+    folder = osp.join(work_dir, 'pretrain', name)
     checkpoint = osp.join(folder, f'epoch_{settings.pretrain_epochs}.pth')
-    path = osp.join(settings.records, f'pretrain_{name}.json')
+    path = osp.join(records, f'pretrain_{name}.json')
+    if settings.pretrained_from:
+        return reused_pretraining(name, wanted, path, checkpoint, settings,
+                                  log)
     record = read_record(path, wanted)
     if record is not None and (settings.report_only or
                                osp.isfile(checkpoint)):
@@ -266,16 +271,16 @@ def pretrain(name, settings, log=print):
     return checkpoint, minutes
 
 
-def reused_pretraining(name, wanted, settings, log=print):
+def reused_pretraining(name, wanted, path, checkpoint, settings, log=print):
     """Another study's pretraining ``name`` (``settings.pretrained_from``),
-    which must have the ``wanted`` settings and, unless only reporting, its
-    checkpoint: (checkpoint, 0.0 minutes: nothing trained here).
+    whose record at ``path`` must have the ``wanted`` settings and, unless
+    only reporting, its ``checkpoint`` exist: (checkpoint, 0.0 minutes:
+    nothing trained here).
 
     Raises:
         UserError: that study has no such record, or not its checkpoint.
     """
     work_dir, records = settings.pretrained_from
-    path = osp.join(records, f'pretrain_{name}.json')
     found = None
     if osp.isfile(path):
         with open(path) as f:
@@ -286,8 +291,6 @@ def reused_pretraining(name, wanted, settings, log=print):
             f'--pretrained-from: {path}: {held}, not of the pretraining '
             f'this study needs ({wanted}); give the work dir and records of '
             'a study that pretrained with these settings')
-    checkpoint = osp.join(work_dir, 'pretrain', name,
-                          f'epoch_{settings.pretrain_epochs}.pth')
     if not (settings.report_only or osp.isfile(checkpoint)):
         raise UserError(f'--pretrained-from: {checkpoint} does not exist; '
                         'give the work dir of the study whose records are '
