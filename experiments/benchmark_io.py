@@ -9,7 +9,8 @@ from randsac_mm._cli.errors import UserError
 
 from . import REPO_ROOT
 
-__all__ = ['COMMIT_VARIABLE', 'code_commit', 'machine_info', 'write_json']
+__all__ = ['COMMIT_VARIABLE', 'code_commit', 'cpu_precision_setting',
+           'machine_info', 'write_json']
 
 # Names the commit of a copy of the tree that has no git (an offline GPU
 # node's copy): the sender sets it (tools/misc/gpu_window.sh).
@@ -31,9 +32,22 @@ def machine_info():
     except OSError:
         pass
     info['cpu_count'] = os.cpu_count()
+    from randsac_mm.precision import cpu_bf16_instructions
+    info['cpu_bf16'] = cpu_bf16_instructions()
     if torch.cuda.is_available():
         info['gpu'] = torch.cuda.get_device_name()
     return info
+
+
+def cpu_precision_setting():
+    """What a CPU run's record adds for its precision: nothing in float32
+    (the records made before bf16 on CPUs match), else ``precision``
+    (e.g. 'bfloat16'), so that runs of two precisions are never taken for
+    one another. The configs' precision='auto' on this CPU, or
+    ``RANDSAC_CPU_PRECISION``'s (randsac_mm.precision)."""
+    from randsac_mm.precision import resolve_precision
+    name = resolve_precision('auto', 'cpu').name
+    return {} if name == 'float32' else dict(precision=name)
 
 
 def code_commit():

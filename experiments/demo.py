@@ -114,6 +114,7 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
         random_model, *loaders, seed=seed, readouts=readouts,
         progress=with_prefix(progress, 'random encoder: '))
     results = dict(
+        precision=runner.optim_wrapper.decided[1].name,
         pretrain_epochs=epochs, seed=seed, first_loss=losses[0],
         final_loss=losses[-1], pretrained=pretrained, random=random_init,
         checkpoint=osp.join(cfg.work_dir, f'epoch_{epochs}.pth'),
@@ -263,7 +264,8 @@ def main(argv=None):
 
     print('\n'.join([
         '[demo 3/3] done',
-        f"RandSAC demo on MNIST5k ({r['minutes']:.1f} min on the CPU)",
+        f"RandSAC demo on MNIST5k ({r['minutes']:.1f} min on the CPU, "
+        f"{r['precision']})",
         f"  pretraining      {r['pretrain_epochs']} epochs, loss "
         f"{r['first_loss']:.3f} -> {r['final_loss']:.3f}",
         row('', [names[p] for p in shown]),

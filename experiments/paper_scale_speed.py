@@ -166,7 +166,8 @@ def parse_args(argv=None):
     parser.add_argument('--config', default=ROW,
                         help='a paper-scale row (configs/paper_scale/)')
     parser.add_argument('--device', choices=DEVICES, default='cpu',
-                        help='cpu (float32) or cuda (the config\'s bf16 '
+                        help="cpu (the config's precision='auto': bf16 "
+                        'where the CPU has bf16 instructions) or cuda (bf16 '
                         'autocast; exit code 2 if CUDA cannot be used)')
     parser.add_argument('--batch-size', type=positive_int,
                         help="images a step; None: the config's 512")

@@ -21,7 +21,9 @@ attentive probe. ``random`` is the same encoder initialised and not
 trained (epoch 0). One long run per variant and seed thus gives a learning
 curve.
 
-A study runs on the CPU (float32) unless its settings say 'cuda'
+A study runs on the CPU (bf16 autocast where the CPU has bf16
+instructions, else float32; randsac_mm.precision, and the records say
+which) unless its settings say 'cuda'
 (``--device cuda`` or ``--gpu-study``): then it pretrains in bf16 autocast
 (the configs' ``AutocastOptimWrapper``) with dataloader workers and
 extracts the readouts' features and trains the probes on the GPU. A
@@ -61,7 +63,7 @@ from randsac_mm.evaluation import (
 )
 
 from . import REPO_ROOT
-from .benchmark_io import code_commit, machine_info
+from .benchmark_io import code_commit, cpu_precision_setting, machine_info
 from .scalars import logged_scalars
 
 __all__ = ['ORDERINGS', 'QUICK', 'READOUT_NAMES', 'SMALL_SCALE', 'StudyPlan',
@@ -215,8 +217,9 @@ class StudySettings:
         data_root (str | None): Fashion-MNIST's IDX files (default: the
             configs').
         work_dir (str): where runs and results go.
-        device (str): 'cpu' (float32) or 'cuda' (bf16 pretraining with
-            dataloader workers, features extracted on the GPU).
+        device (str): 'cpu' (bf16 where the CPU has bf16 instructions,
+            else float32) or 'cuda' (bf16 pretraining with dataloader
+            workers, features extracted on the GPU in float32).
         quick (bool): log every iteration (short runs log several losses).
         report_only (bool): train and evaluate nothing: report the runs
             whose readouts are all recorded (a study under way).
@@ -302,7 +305,8 @@ def variant_config(name, settings):
     if settings.quick:  # so that a run of a few iterations logs several
         cfg.default_hooks.logger.interval = 1
     # The precision needs no override: the configs' AutocastOptimWrapper
-    # autocasts to bf16 on CUDA and leaves a CPU run in float32.
+    # autocasts to bf16 on CUDA and on a CPU with bf16 instructions, and
+    # the records say which (_added_settings).
     if settings.device == 'cuda':
         cfg.train_dataloader.update(settings.plan.cuda_loader)
     if settings.workers is not None:
@@ -429,8 +433,10 @@ def _added_settings(settings, *names):
     (docs/benchmarks/) still match a study of the same settings."""
     added = {name: getattr(settings, name) for name in names
              if getattr(settings, name) is not None}
-    if settings.device != 'cpu':  # bf16 on a GPU, not the CPU's float32
+    if settings.device != 'cpu':  # bf16 on a GPU
         added['device'] = settings.device
+    else:  # bf16 on a CPU with bf16 instructions, else float32 (nothing)
+        added.update(cpu_precision_setting())
     if settings.compile:
         added['compile'] = True
     return added
@@ -455,10 +461,13 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
         model = build_model(variant_config(name, settings), checkpoint and
                             osp.join(folder, checkpoint), seed=seed)
         with _float32_matmuls(settings.device):
-            done.update(evaluate_frozen(model.to(settings.device), *loaders(),
-                                        probe_epochs=settings.probe_epochs,
-                                        seed=seed, readouts=missing,
-                                        probe_device=settings.device))
+            done.update(evaluate_frozen(
+                model.to(settings.device), *loaders(),
+                probe_epochs=settings.probe_epochs, seed=seed,
+                readouts=missing, probe_device=settings.device,
+                # A GPU study's features in full float32 (the protocol of
+                # its records); a CPU's as its pretraining.
+                precision='float32' if settings.device == 'cuda' else 'auto'))
         done['eval_minutes'] = done.get('eval_minutes', 0.0) + \
             (time.time() - start) / 60
         os.makedirs(folder, exist_ok=True)
@@ -730,8 +739,9 @@ def add_settings_args(parser, variants, defaults):
         '/usr/share/datasets/fashion-mnist)')
     add('--work-dir', 'work_dir', 'folder of the runs (checkpoints, '
         'records) and the report')
-    add('--device', 'device', 'cpu (any GPU is hidden): float32 '
-        'pretraining; cuda: bf16 pretraining, the features extracted and the '
+    add('--device', 'device', 'cpu (any GPU is hidden): bf16 '
+        'pretraining and features where the CPU has bf16 instructions, else '
+        'float32; cuda: bf16 pretraining, the features extracted and the '
         'probes trained on the GPU, or exit code 2 if CUDA cannot be used',
         choices=DEVICES)
 

@@ -48,6 +48,7 @@ from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
 from randsac_mm._cli.paths import OUTPUT_FOLDER, write_json
 
+from .benchmark_io import cpu_precision_setting
 from .cells import cell
 from .digit_scenes import make_scenes
 from .scalars import logged_scalars
@@ -134,10 +135,11 @@ class TransferSettings:
 
     def recorded(self, wanted):
         """A record's ``wanted`` settings, with the config options when
-        given (records of the configs as written do not name them)."""
+        given (records of the configs as written do not name them) and the
+        CPU's precision when not float32 (``cpu_precision_setting``)."""
         if self.cfg_options:
-            return dict(wanted, cfg_options=self.cfg_options)
-        return wanted
+            wanted = dict(wanted, cfg_options=self.cfg_options)
+        return dict(wanted, **cpu_precision_setting())
 
     @property
     def scenes(self):
@@ -236,7 +238,7 @@ def pretrain(name, settings, log=print):
     from mmengine.config import Config
     wanted = dict(pretraining=name, config=PRETRAININGS[name], seed=0,
                   epochs=settings.pretrain_epochs,
-                  digits=settings.pretrain_digits)
+                  digits=settings.pretrain_digits, **cpu_precision_setting())
     # Where a study keeps a pretraining: this one's, or the study's it
     # reuses.
     work_dir, records = settings.pretrained_from or (settings.work_dir,

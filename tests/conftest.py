@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import randsac_mm.registration  # noqa: F401  (registers, as configs do)
+from randsac_mm.precision import CPU_PRECISION_ENV
 
 
 def _unformatted(text, **kwargs):
@@ -33,6 +34,12 @@ CORES = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') \
 THREADS_PER_WORKER = max(
     1, CORES // int(os.environ.get('PYTEST_XDIST_WORKER_COUNT', '1')))
 torch.set_num_threads(THREADS_PER_WORKER)
+
+# The recorded losses are float32's: a CPU with bf16 instructions would
+# autocast the configs' precision='auto' runs (randsac_mm.precision), in
+# this process and in the tools it launches. The tests of the bf16 path
+# lift it (monkeypatch.delenv) and skip where the CPU has no bf16.
+os.environ[CPU_PRECISION_ENV] = 'float32'
 
 from .tool_runs import (  # noqa: E402,F401  (tool_command: for the tests)
     REPO_ROOT,
@@ -66,8 +73,9 @@ def run_tool(args, timeout=600, env=None, own_process=False):
             args = [sys.executable] + list(args)
         proc = subprocess.run(
             [str(a) for a in args], cwd=REPO_ROOT,
-            env=dict(os.environ, **full_env), capture_output=True,
-            text=True, timeout=timeout)
+            env={k: v for k, v in dict(os.environ, **full_env).items()
+                 if v is not None},  # None: unset
+            capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         pytest.fail(f'{args} exited {proc.returncode}\n--- stdout\n'
                     f'{proc.stdout[-6000:]}\n--- stderr\n'

@@ -6,7 +6,8 @@ Layers, bottom to top (docs/architecture.md):
 
 0. ``extension_registry`` (the registry of every extension point, plain
    Python), ``version``, ``version_check``, ``mim`` (where the installed
-   configs and tools are)
+   configs and tools are), ``precision`` (which precision a device runs
+   in: torch only)
 1. ``segments`` (numpy only)
 2. ``checkpoint`` (torch and mmengine only: the encoders refuse bad
    checkpoints through it, the tools convert with it)
@@ -36,6 +37,7 @@ from .conftest import REPO_ROOT
 PACKAGE = osp.join(REPO_ROOT, 'randsac_mm')
 LAYERS = {
     'extension_registry': 0, 'version': 0, 'version_check': 0, 'mim': 0,
+    'precision': 0,
     'segments': 1,
     'checkpoint': 2,
     'datasets': 3,

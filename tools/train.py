@@ -83,6 +83,12 @@ def parse_args(argv=None):
         "mmengine's AmpOptimWrapper with dynamic loss scaling; None: the "
         "config's precision (bfloat16 with --amp)")
     parser.add_argument(
+        '--fp32',
+        action='store_true',
+        help="float32 on every device, no autocast (the configs' "
+        "precision='auto' computes in bf16 on GPUs and on CPUs with bf16 "
+        'instructions), e.g. to compare with a float32 record')
+    parser.add_argument(
         '--compile',
         action='store_true',
         help="run the model's loss compiled (torch.compile): adds "
@@ -96,7 +102,11 @@ def parse_args(argv=None):
         'the runner')
     add_common_args(parser)
     add_debug_arg(parser)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.fp32 and (args.amp or args.amp_dtype is not None):
+        parser.error('--fp32: not with --amp or --amp-dtype (one precision '
+                     'a run)')
+    return args
 
 
 def apply_train_args(cfg, args):

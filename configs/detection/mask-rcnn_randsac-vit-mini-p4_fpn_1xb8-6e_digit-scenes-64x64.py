@@ -14,7 +14,10 @@
 # - FPN and heads narrowed with the encoder (256 -> 64 channels, box head
 #   fc 1024 -> 256), 10 classes;
 # - fewer proposals, RoIs and RoIAlign samples (below);
-# - BN for SyncBN (one process), fp32 (the schedule base).
+# - BN for SyncBN (one process); bf16 autocast on a CPU with bf16
+#   instructions, else float32 (the schedule base), the RPN's proposals and
+#   the RoI extractors in float32, as mmcv's CPU NMS and RoIAlign take
+#   (randsac_mm/downstream/float32_mmcv_ops.py).
 #   python -m experiments.digit_scenes
 #   python tools/train.py configs/detection/mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-6e_digit-scenes-64x64.py \
 #       --device cpu --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/demo/pretrain/epoch_10.pth
@@ -36,16 +39,19 @@ model = dict(
                   out_indices=(1, 2, 3, 5), window_size=8),
     neck=dict(in_channels=[_base_.encoder_arch['embed_dims']] * 4,
               out_channels=channels, norm_cfg=norm_cfg),
-    rpn_head=dict(in_channels=channels, feat_channels=channels,
+    rpn_head=dict(type='Float32ProposalRPNHead', in_channels=channels,
+                  feat_channels=channels,
                   anchor_generator=dict(strides=strides + [16])),
     roi_head=dict(
-        bbox_roi_extractor=dict(roi_layer=dict(sampling_ratio=2),
+        bbox_roi_extractor=dict(type='Float32RoIExtractor',
+                                roi_layer=dict(sampling_ratio=2),
                                 out_channels=channels,
                                 featmap_strides=strides),
         bbox_head=dict(in_channels=channels, conv_out_channels=channels,
                        fc_out_channels=256, num_classes=10,
                        norm_cfg=norm_cfg),
-        mask_roi_extractor=dict(roi_layer=dict(sampling_ratio=2),
+        mask_roi_extractor=dict(type='Float32RoIExtractor',
+                                roi_layer=dict(sampling_ratio=2),
                                 out_channels=channels,
                                 featmap_strides=strides),
         mask_head=dict(in_channels=channels, conv_out_channels=channels,

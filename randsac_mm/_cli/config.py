@@ -12,8 +12,8 @@ from .paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 __all__ = ['CfgOptionsAction', 'LAUNCHER_ENV', 'add_cfg_options',
            'add_common_args',
            'check_launcher',
-           'enable_amp', 'load_run_config', 'read_config', 'set_epochs',
-           'set_iterations']
+           'enable_amp', 'force_float32', 'load_run_config', 'read_config',
+           'set_epochs', 'set_iterations']
 
 class CfgOptionsAction(DictAction):
     """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
@@ -74,11 +74,12 @@ def add_common_args(parser):
     parser.add_argument(
         '--amp',
         action='store_true',
-        help='mixed precision on this device. Training: bf16 autocast '
-        '(the pretraining configs already use it on GPUs; --amp turns it on '
-        'on a CPU too; tools/train.py --amp-dtype float16 gives fp16 with '
-        'loss scaling). Testing: the test loop under autocast (fp16 on '
-        'CUDA, bf16 on a CPU)')
+        help='mixed precision on every device. Training: bf16 autocast '
+        "(the configs' precision='auto' already uses it on GPUs and on CPUs "
+        'with bf16 instructions; --amp turns it on on any CPU, with a '
+        'warning of the cost where the CPU has none; tools/train.py '
+        '--amp-dtype float16 gives fp16 with loss scaling). Testing: the '
+        'test loop under autocast (fp16 on CUDA, bf16 on a CPU)')
     add_cfg_options(
         parser,
         'override config entries, KEY=VALUE pairs merged into the '
@@ -161,12 +162,14 @@ def load_run_config(args):
     amp_dtype = vars(args).get('amp_dtype')  # tools/train.py only
     if args.amp or amp_dtype is not None:
         enable_amp(cfg, amp_dtype)
+    if vars(args).get('fp32'):  # tools/train.py only
+        force_float32(cfg)
     return cfg
 
 
 AMP_DTYPES = {'cuda': ('bfloat16', 'float16'), 'cpu': ('bfloat16', )}
 # Keys of our AutocastOptimWrapper that mmengine's AmpOptimWrapper refuses.
-AUTOCAST_ONLY_KEYS = ('device_types', 'tf32')
+AUTOCAST_ONLY_KEYS = ('precision', 'tf32')
 
 
 def enable_amp(cfg, dtype=None):
@@ -211,8 +214,28 @@ def enable_amp(cfg, dtype=None):
     else:
         optim_wrapper['type'] = 'AutocastOptimWrapper'
         optim_wrapper.pop('loss_scale', None)
-        optim_wrapper['device_types'] = None  # on this device too
+        optim_wrapper['precision'] = 'bfloat16'  # on this device too
     optim_wrapper['dtype'] = dtype
+
+
+def force_float32(cfg):
+    """Trains ``cfg`` in float32 on every device (``tools/train.py
+    --fp32``): an ``AutocastOptimWrapper`` gets ``precision='float32'``,
+    and mmengine's ``AmpOptimWrapper`` (fp16 with loss scaling, the
+    ADE20K and COCO recipes) becomes a plain ``OptimWrapper``."""
+    optim_wrapper = cfg.get('optim_wrapper')
+    kind = (optim_wrapper or {}).get('type', 'OptimWrapper')
+    if kind == 'AutocastOptimWrapper':
+        optim_wrapper['precision'] = 'float32'
+    elif kind == 'AmpOptimWrapper':
+        optim_wrapper['type'] = 'OptimWrapper'
+        for key in ('loss_scale', 'dtype', 'use_fsdp'):
+            optim_wrapper.pop(key, None)
+    elif kind != 'OptimWrapper':
+        raise ValueError(f'--fp32: optim_wrapper.type is {kind!r}; it must '
+                         'be OptimWrapper, AmpOptimWrapper or '
+                         'AutocastOptimWrapper for --fp32 to set its '
+                         'precision')
 
 
 def set_epochs(cfg, epochs):

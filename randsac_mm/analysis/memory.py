@@ -27,6 +27,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils.weak import WeakIdKeyDictionary
 
+from ..precision import resolve_precision
+
 __all__ = ['PeakMemory', 'estimate_memory', 'memory_report', 'saved_bytes',
            'saved_activation_bytes', 'step_bytes', 'step_precision',
            'worst_case_layouts']
@@ -83,9 +85,8 @@ def step_precision(cfg, device='cuda'):
     if kind == 'AmpOptimWrapper':
         return getattr(torch, wrapper.get('dtype') or 'float16')
     if kind == 'AutocastOptimWrapper':
-        types = wrapper.get('device_types')
-        if types is None or device in types:
-            return getattr(torch, wrapper.get('dtype', 'bfloat16'))
+        return resolve_precision(wrapper.get('precision', 'auto'), device,
+                                 wrapper.get('dtype', 'bfloat16')).dtype
     return None
 
 
@@ -241,7 +242,8 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
         gpu_mem_gib (float): the memory a GPU has, for ``max_batch``.
         batch_size (int | None): images per GPU (default: the config's).
         device (str): the device whose precision the config's optimizer
-            wrapper gives (its autocast ``device_types``).
+            wrapper gives (its ``precision``, on this machine's CPU for
+            'cpu').
 
     Returns:
         dict: ``params`` (count), ``precision``, ``attention``,

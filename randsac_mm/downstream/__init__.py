@@ -2,6 +2,7 @@
 mmseg's and mmdet's registries (the class itself is a pretraining-stack
 backbone, ``randsac_mm.models.backbones.RandSACViTPyramid``), the checked
 ADE20K and COCO data sets, the digit scenes of the small transfer study,
+Mask R-CNN's two heads that feed mmcv's ops float32 under bf16 autocast,
 and the layer-decay constructor for mmseg's and mmdet's models (the
 checkpoint converter is ``randsac_mm.checkpoint.conversion``).
 
@@ -23,6 +24,10 @@ from ..models.backbones import RandSACViTPyramid  # noqa: E402
 from .ade20k import CheckedADE20KDataset  # noqa: E402
 from .coco import CheckedCocoDataset  # noqa: E402
 from .digit_scenes import DigitScenesDataset  # noqa: E402
+from .float32_mmcv_ops import (  # noqa: E402
+    Float32ProposalRPNHead,
+    Float32RoIExtractor,
+)
 from .layer_decay_constructor import (  # noqa: E402
     BackboneLayerDecayOptimWrapperConstructor,
 )
@@ -31,4 +36,6 @@ MMSEG_MODELS.register_module(module=RandSACViTPyramid)
 MMDET_MODELS.register_module(module=RandSACViTPyramid)
 
 __all__ = ['BackboneLayerDecayOptimWrapperConstructor', 'CheckedADE20KDataset',
-           'CheckedCocoDataset', 'DigitScenesDataset', 'RandSACViTPyramid']
+           'CheckedCocoDataset', 'DigitScenesDataset',
+           'Float32ProposalRPNHead', 'Float32RoIExtractor',
+           'RandSACViTPyramid']

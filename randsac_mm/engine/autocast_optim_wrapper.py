@@ -1,17 +1,21 @@
-"""An optimizer wrapper that runs the forward pass under autocast (bf16).
+"""An optimizer wrapper that runs the forward pass under autocast where the
+device computes it fast: bf16 on GPUs and on CPUs with bf16 instructions,
+float32 on other CPUs (``randsac_mm.precision``).
 
 mmengine's ``AmpOptimWrapper`` asserts a CUDA (or NPU/MLU) device and
 always scales the loss. bf16 keeps fp32's exponent range, so it needs no
 loss scaling: this wrapper only enters ``torch.autocast``. The pretraining
-configs use it with ``device_types=('cuda', )``: bf16 on GPUs, float32 on
-a CPU (where the tests and the demo run, and bf16 is slower); ``tools/
-train.py --amp`` turns it on for every device.
+configs and the digit-scene UperNet and Mask R-CNN configs use it with
+``precision='auto'``; ``tools/train.py --amp`` sets 'bfloat16' (every
+device) and ``--fp32`` sets 'float32'.
 """
 from contextlib import contextmanager
 
 import torch
 from mmengine.optim import OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
+
+from ..precision import PRECISIONS, resolve_precision
 
 __all__ = ['AutocastOptimWrapper', 'enable_tf32', 'tf32_settings']
 
@@ -37,15 +41,20 @@ class AutocastOptimWrapper(OptimWrapper):
     """OptimWrapper whose ``optim_context`` enables ``torch.autocast``.
 
     Registered in mmengine's root registry, so it is found from the
-    mmpretrain, mmseg and mmdet scopes alike.
+    mmpretrain, mmseg and mmdet scopes alike. The precision is decided at
+    the first step, for the model's device, and logged once.
 
     Args:
-        dtype (str): 'bfloat16' (default) or 'float16' (CUDA only, and then
-            prefer mmengine's AmpOptimWrapper, which scales the loss).
+        dtype (str): the autocast dtype on CUDA: 'bfloat16' (default) or
+            'float16' (GPUs without bf16; then prefer mmengine's
+            AmpOptimWrapper, which scales the loss). A CPU autocasts to
+            bfloat16 only.
+        precision (str): 'auto' (default: autocast on CUDA and on a CPU
+            with bf16 instructions, float32 on other CPUs), 'bfloat16'
+            (every device) or 'float32' (none); see
+            :func:`randsac_mm.precision.resolve_precision`.
         device_type (str | None): 'cpu' or 'cuda'. None follows the model's
             parameters.
-        device_types (tuple[str] | None): the device types autocast is on
-            for; on others the step runs in float32. None: every device.
         tf32 (bool): on CUDA, let what stays float32 (the optimizer-side
             matmuls, the float32 ops autocast keeps) use TF32 tensor cores.
             Set once, when the wrapper is built, through torch's
@@ -55,24 +64,22 @@ class AutocastOptimWrapper(OptimWrapper):
         **kwargs: Passed to :class:`mmengine.optim.OptimWrapper`.
     """
 
-    def __init__(self, *args, dtype='bfloat16', device_type=None,
-                 device_types=None, tf32=True, **kwargs):
+    def __init__(self, *args, dtype='bfloat16', precision='auto',
+                 device_type=None, tf32=True, **kwargs):
         if dtype not in VALID_DTYPES:
             raise ValueError(
                 f'dtype must be one of {VALID_DTYPES}, got {dtype!r}')
+        if precision not in PRECISIONS:
+            raise ValueError(f'precision must be one of {PRECISIONS}, got '
+                             f'{precision!r}')
         if device_type not in (None, ) + DEVICE_TYPES:
             raise ValueError("device_type must be None, 'cpu' or 'cuda', got "
                              f'{device_type!r}')
-        if device_types is not None and (
-                isinstance(device_types, str)
-                or not set(device_types) <= set(DEVICE_TYPES)):
-            raise ValueError(f'device_types must be None or a tuple of '
-                             f'{DEVICE_TYPES}, got {device_types!r}')
         super().__init__(*args, **kwargs)
-        self.cast_dtype = getattr(torch, dtype)
+        self.autocast_dtype = dtype
+        self.precision = precision
         self.device_type = device_type
-        self.device_types = None if device_types is None \
-            else tuple(device_types)
+        self.decided = None  # (device type, Precision) at the first step
         self.tf32 = tf32
         if tf32:
             enable_tf32()
@@ -83,12 +90,19 @@ class AutocastOptimWrapper(OptimWrapper):
         first = next(model.parameters(), None)
         return first.device.type if first is not None else 'cpu'
 
+    def decide(self, model):
+        """The model's device type and its :class:`~randsac_mm.precision.
+        Precision`, decided (and logged) once."""
+        if self.decided is None:
+            device_type = self._device_type(model)
+            decided = resolve_precision(self.precision, device_type,
+                                        self.autocast_dtype)
+            decided.log(device_type)
+            self.decided = device_type, decided
+        return self.decided
+
     @contextmanager
     def optim_context(self, model):
-        device_type = self._device_type(model)
-        enabled = self.device_types is None or \
-            device_type in self.device_types
-        with super().optim_context(model), torch.autocast(
-                device_type=device_type, dtype=self.cast_dtype,
-                enabled=enabled):
+        device_type, decided = self.decide(model)
+        with super().optim_context(model), decided.autocast(device_type):
             yield

@@ -10,7 +10,8 @@ __all__ = ['evaluate_frozen']
 
 def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
                     probe_epochs=90, seed=0, readouts=('linear', 'knn'),
-                    probe_seeds=None, progress=None, probe_device='cpu'):
+                    probe_seeds=None, progress=None, probe_device='cpu',
+                    precision='auto'):
     """Readouts of a frozen encoder: its features are extracted once
     (:func:`extract_readout_features`), then read out (:func:`read_out`)
     once, or once per probe seed.
@@ -40,6 +41,8 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
             k-NN searches (the features move there): 'cpu', or a GPU for
             tens of thousands of images (the batch order and the probes'
             initialisation are drawn on the CPU either way).
+        precision (str): the encoder's in the feature passes ('auto',
+            'bfloat16' or 'float32'); see :func:`extract_readout_features`.
 
     Returns:
         dict: top-1 accuracies (%) ``linear``, ``knn``, ``attentive``, and
@@ -52,7 +55,8 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
     report = progress_reporter(progress)
     features = _to_device(
         extract_readout_features(model, train_loader, test_loader, readouts,
-                                 progress=report), probe_device)
+                                 progress=report, precision=precision),
+        probe_device)
     options = dict(k=k, temperature=temperature, probe_epochs=probe_epochs)
     if probe_seeds is None:
         return read_out(features, readouts, seed=seed, progress=report,

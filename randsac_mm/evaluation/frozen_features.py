@@ -1,6 +1,7 @@
 """The features of a frozen encoder that the readouts read."""
 import torch
 
+from ..precision import resolve_precision
 from .progress import progress_reporter, stage
 from .readout import READOUTS, check_readouts
 
@@ -142,8 +143,19 @@ FEATURE_KINDS = {
 }
 
 
+def feature_precision(model, precision):
+    """The :class:`~randsac_mm.precision.Precision` of a feature pass of
+    ``model`` asking for ``precision``, logged."""
+    first = next(model.parameters(), None)
+    device_type = first.device.type if first is not None else 'cpu'
+    decided = resolve_precision(precision, device_type)
+    decided.log(device_type, prefix='features: ')
+    return device_type, decided
+
+
 def extract_readout_features(model, train_loader, test_loader,
-                             readouts=('linear', 'knn'), progress=None):
+                             readouts=('linear', 'knn'), progress=None,
+                             precision='auto'):
     """The features ``readouts`` read, extracted once.
 
     Args:
@@ -152,6 +164,10 @@ def extract_readout_features(model, train_loader, test_loader,
         readouts (tuple[str]): any of ``READOUTS``.
         progress: a stage per pass over a loader, ticked per batch; see
             :func:`~randsac_mm.evaluation.progress.progress_reporter`.
+        precision (str): the encoder's precision (features are float32
+            either way): 'auto' (bf16 autocast on a GPU and on a CPU with
+            bf16 instructions), 'bfloat16' or 'float32'; see
+            :func:`randsac_mm.precision.resolve_precision`.
 
     Returns:
         dict: ``(train, test)`` pairs of (features, labels) tuples, under
@@ -160,6 +176,7 @@ def extract_readout_features(model, train_loader, test_loader,
         ``layers`` ([N, num_layers, C]).
     """
     check_readouts(readouts)
+    device_type, decided = feature_precision(model, precision)
     report = progress_reporter(progress)
     needed = {READOUTS.get(r).features for r in readouts}
 
@@ -176,5 +193,6 @@ def extract_readout_features(model, train_loader, test_loader,
             out.append(extract(model, loader, tick))
         return tuple(out)
 
-    return {kind: passes(*FEATURE_KINDS[kind]) for kind in FEATURE_KINDS
-            if kind in needed}
+    with decided.autocast(device_type):
+        return {kind: passes(*FEATURE_KINDS[kind])
+                for kind in FEATURE_KINDS if kind in needed}

@@ -1,10 +1,10 @@
-"""--amp and --amp-dtype: which optimizer wrapper and dtype each device
-gets."""
+"""--amp, --amp-dtype and --fp32: which optimizer wrapper and dtype each
+device gets."""
 import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm._cli.config import enable_amp
+from randsac_mm._cli.config import enable_amp, force_float32
 
 
 def config(**optim_wrapper):
@@ -45,21 +45,21 @@ def test_cuda_float16_is_mmpretrains_amp_with_loss_scaling(on_cuda):
     # From a pretraining config's wrapper: its autocast-only keys go, as
     # AmpOptimWrapper refuses them.
     cfg = config(type='AutocastOptimWrapper', dtype='bfloat16',
-                 device_types=('cuda', ), tf32=True)
+                 precision='auto', tf32=True)
     enable_amp(cfg, 'float16')
     assert cfg.optim_wrapper.type == 'AmpOptimWrapper'
     assert cfg.optim_wrapper.dtype == 'float16'
     assert cfg.optim_wrapper.loss_scale == 'dynamic'
-    assert 'device_types' not in cfg.optim_wrapper
+    assert 'precision' not in cfg.optim_wrapper
     assert 'tf32' not in cfg.optim_wrapper
 
 
 def test_amp_on_a_cpu_turns_on_a_cuda_only_wrapper(monkeypatch):
     monkeypatch.setattr(torch.cuda, 'is_available', lambda: False)
     cfg = config(type='AutocastOptimWrapper', dtype='bfloat16',
-                 device_types=('cuda', ))
+                 precision='auto')
     enable_amp(cfg)
-    assert cfg.optim_wrapper.device_types is None
+    assert cfg.optim_wrapper.precision == 'bfloat16'
 
 
 def test_cuda_bf16_drops_the_loss_scaler(on_cuda):
@@ -73,3 +73,24 @@ def test_cuda_bf16_drops_the_loss_scaler(on_cuda):
 def test_other_wrappers_are_refused(on_cuda):
     with pytest.raises(ValueError, match='must be OptimWrapper'):
         enable_amp(config(type='MyWrapper'), 'bfloat16')
+
+
+@pytest.mark.parametrize('optim_wrapper, expected', [
+    (dict(type='AutocastOptimWrapper', dtype='bfloat16', precision='auto'),
+     dict(type='AutocastOptimWrapper', dtype='bfloat16',
+          precision='float32')),
+    (dict(type='AmpOptimWrapper', loss_scale='dynamic', dtype='float16'),
+     dict(type='OptimWrapper')),
+    (dict(type='OptimWrapper'), dict(type='OptimWrapper')),
+])
+def test_fp32_turns_every_wrapper_to_float32(optim_wrapper, expected):
+    cfg = config(**optim_wrapper)
+    force_float32(cfg)
+    assert {k: v for k, v in cfg.optim_wrapper.items()
+            if k != 'optimizer'} == expected
+
+
+def test_fp32_refuses_a_wrapper_it_does_not_know():
+    with pytest.raises(ValueError, match=r"--fp32: optim_wrapper.type is "
+                       r"'ApexOptimWrapper'; it must be OptimWrapper"):
+        force_float32(config(type='ApexOptimWrapper'))

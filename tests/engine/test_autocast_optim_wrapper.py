@@ -8,7 +8,8 @@ from randsac_mm.engine import AutocastOptimWrapper
 def test_forward_runs_in_bf16_and_steps():
     model = torch.nn.Linear(8, 4)
     wrapper = AutocastOptimWrapper(
-        optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+        optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+        precision='bfloat16')
     before = model.weight.detach().clone()
     with wrapper.optim_context(model):
         out = model(torch.randn(2, 8))
@@ -25,19 +26,51 @@ def test_rejects_unknown_dtype():
             dtype='int8')
 
 
-def test_device_types_limit_where_autocast_is_on():
-    """The pretraining configs' setting: bf16 on CUDA, float32 on a CPU."""
+@pytest.mark.parametrize('precision, forced, expected', [
+    ('auto', 'float32', torch.float32),  # the suite's: float32 on a CPU
+    ('auto', 'bfloat16', torch.bfloat16),
+    ('float32', 'bfloat16', torch.float32),  # the config's word wins
+    ('bfloat16', 'float32', torch.bfloat16),
+])
+def test_precision_decides_autocast_on_a_cpu(monkeypatch, precision, forced,
+                                             expected):
+    from randsac_mm import precision as module
+    monkeypatch.setattr(module, 'cpu_bf16_instructions', lambda: 'AMX')
+    monkeypatch.setenv(module.CPU_PRECISION_ENV, forced)
     model = torch.nn.Linear(8, 4)
     wrapper = AutocastOptimWrapper(
         optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
-        device_types=('cuda', ))
+        precision=precision)
     with wrapper.optim_context(model):
-        assert model(torch.randn(2, 8)).dtype == torch.float32
-    with pytest.raises(ValueError, match='device_types must be None or a '
-                       'tuple of'):
+        assert model(torch.randn(2, 8)).dtype == expected
+    with pytest.raises(ValueError, match="precision must be one of"):
         AutocastOptimWrapper(
             optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
-            device_types='cuda')
+            precision='fp32')
+
+
+def test_auto_follows_the_cpus_bf16_and_logs_why_once(monkeypatch):
+    from mmengine.logging import MMLogger
+
+    from randsac_mm import precision as module
+    monkeypatch.delenv(module.CPU_PRECISION_ENV)
+    lines = []
+    logger = MMLogger.get_current_instance()
+    monkeypatch.setattr(logger, 'log', lambda level, line: lines.append(line))
+    model = torch.nn.Linear(8, 4)
+    for instructions, expected in ((None, torch.float32),
+                                   ('AVX512-BF16', torch.bfloat16)):
+        monkeypatch.setattr(module, 'cpu_bf16_instructions',
+                            lambda: instructions)
+        lines.clear()
+        wrapper = AutocastOptimWrapper(
+            optimizer=torch.optim.SGD(model.parameters(), lr=0.1))
+        for _ in range(2):
+            with wrapper.optim_context(model):
+                assert model(torch.randn(2, 8)).dtype == expected
+        assert len(lines) == 1, lines  # decided at the first step only
+    assert lines == ['precision: bfloat16 autocast on the CPU: it computes '
+                     'bf16 natively (AVX512-BF16)']
 
 
 def test_fused_adamw_only_on_cuda():

@@ -16,7 +16,7 @@ SCHEDULE = f'{REPO_ROOT}/configs/_base_/schedules/randsac_adamw.py'
 def optim_wrapper(model, constructor):
     cfg = Config.fromfile(SCHEDULE).optim_wrapper
     cfg = dict(cfg, type='OptimWrapper')  # float32 on the CPU either way
-    cfg.pop('dtype'), cfg.pop('device_types'), cfg.pop('constructor')
+    cfg.pop('dtype'), cfg.pop('precision'), cfg.pop('constructor')
     return OPTIM_WRAPPER_CONSTRUCTORS.build(dict(
         type=constructor, optim_wrapper_cfg=cfg,
         paramwise_cfg=cfg.pop('paramwise_cfg')))(model)

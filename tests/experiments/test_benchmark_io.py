@@ -64,3 +64,12 @@ def test_without_a_git_program_the_variable_names_the_commit(monkeypatch):
     monkeypatch.setenv('PATH', '')  # no git to run
     monkeypatch.setenv(COMMIT_VARIABLE, 'abcdef1')
     assert code_commit() == 'abcdef1'
+
+
+@pytest.mark.parametrize('env, expected', [
+    ('float32', {}), ('bfloat16', dict(precision='bfloat16'))])
+def test_a_cpu_records_its_precision_unless_float32(monkeypatch, env,
+                                                    expected):
+    from randsac_mm.precision import CPU_PRECISION_ENV
+    monkeypatch.setenv(CPU_PRECISION_ENV, env)
+    assert benchmark_io.cpu_precision_setting() == expected

@@ -240,15 +240,16 @@ def test_cuda_readouts_extract_features_in_full_float32():
         matmul.fp32_precision, conv.fp32_precision = before
 
 
-def test_variant_configs_pretrain_in_bf16_on_cuda_and_float32_on_a_cpu():
-    """What a CUDA study relies on: the configs' optimizer wrapper
-    autocasts to bf16 on CUDA, and on CUDA only."""
+def test_variant_configs_pretrain_at_the_devices_precision():
+    """What a study relies on: the configs' optimizer wrapper autocasts to
+    bf16 on CUDA and on a CPU with bf16 instructions, float32 elsewhere
+    (precision='auto'; its rules: tests/test_precision.py)."""
     for name, (config, _) in study.VARIANTS.items():
         if config is None:
             continue
         wrapper = Config.fromfile(osp.join(CONFIGS, config)).optim_wrapper
-        assert (wrapper.type, wrapper.dtype, tuple(wrapper.device_types)) \
-            == ('AutocastOptimWrapper', 'bfloat16', ('cuda', )), name
+        assert (wrapper.type, wrapper.dtype, wrapper.precision) \
+            == ('AutocastOptimWrapper', 'bfloat16', 'auto'), name
 
 
 def test_the_gpu_preset_resolves_to_all_images_on_cuda_without_running():

@@ -8,6 +8,7 @@ import pytest
 from PIL import Image
 
 from experiments import transfer_small
+from randsac_mm._cli.errors import UserError
 
 from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
 from ..tool_runs import run_command
@@ -191,6 +192,27 @@ def test_cfg_options_reach_each_run_and_its_record_but_not_the_length():
         a=1, cfg_options=settings.cfg_options)
     # Without options a record's settings are as before (old records hold).
     assert transfer_small.TransferSettings().recorded(dict(a=1)) == dict(a=1)
+
+
+def test_a_bf16_run_is_never_taken_for_a_float32_record(monkeypatch,
+                                                        tmp_path):
+    """Records name a CPU's precision where it is not float32, so a study
+    in bf16 refuses the float32 records (and the reverse), before any
+    work; float32 records keep the settings they had."""
+    from randsac_mm.precision import CPU_PRECISION_ENV
+    settings = transfer_small.TransferSettings()
+    monkeypatch.setenv(CPU_PRECISION_ENV, 'bfloat16')
+    wanted = settings.recorded(dict(a=1))
+    assert wanted == dict(a=1, precision='bfloat16')
+    path = tmp_path / 'run.json'
+    path.write_text(json.dumps(dict(settings=dict(a=1))))  # float32's
+    with pytest.raises(UserError, match=r"run\.json records other settings "
+                       r"\(\{'a': 1\}; asked \{'a': 1, 'precision': "
+                       r"'bfloat16'\}\)"):
+        transfer_small.read_record(str(path), wanted)
+    monkeypatch.setenv(CPU_PRECISION_ENV, 'float32')
+    assert transfer_small.read_record(
+        str(path), settings.recorded(dict(a=1)))['settings'] == dict(a=1)
 
 
 def test_an_unknown_cfg_option_is_one_line_naming_it_and_makes_nothing(

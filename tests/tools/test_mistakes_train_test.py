@@ -245,6 +245,10 @@ ROWS = [
      [TRAIN, DEMO_CLASSIFIER, '--amp-dtype', 'float16', *CPU],
      r"^tools/train\.py: error: --amp-dtype: 'float16' is not available on "
      r"cpu; allowed: \('bfloat16',\)$", None),
+    ('train-fp32-with-amp',
+     [TRAIN, DEMO_CLASSIFIER, '--fp32', '--amp', *CPU],
+     r'^tools/train\.py: error: --fp32: not with --amp or --amp-dtype \(one '
+     r'precision a run\)$', None),
     ('train-work-dir-is-a-file',
      [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{a_file}', *CPU],
      r'^tools/train\.py: error: --work-dir: .*a_file is a file; give a '

@@ -116,8 +116,29 @@ def test_amp_on_cpu_uses_bf16_autocast(tmp_path, flags):
     log = proc.stdout + proc.stderr
     assert "type='AutocastOptimWrapper'" in log
     assert "dtype='bfloat16'" in log
+    # Whatever the CPU: asked for, it runs (with a warning of the cost
+    # where the CPU has no bf16 instructions).
+    assert "precision: bfloat16 autocast on the CPU: precision='bfloat16' " \
+        'asked for' in log
     losses = [float(x) for x in re.findall(r'\bloss: ([\d.]+)', log)]
     assert len(losses) == 2 and all(0 < x < 10 for x in losses)
+
+
+PRETRAIN = 'configs/demo/randsac_vit-mini-p4_square-16to4_digits.py'
+
+
+@pytest.mark.parametrize('flags, line', [
+    # The suite's RANDSAC_CPU_PRECISION=float32 (tests/conftest.py).
+    ([], 'precision: float32 on the CPU: RANDSAC_CPU_PRECISION=float32'),
+    (['--fp32'], "precision: float32 on the CPU: precision='float32' asked "
+     'for'),
+])
+def test_the_log_says_the_precision_and_why(tmp_path, flags, line):
+    proc = run_tool(['tools/train.py', PRETRAIN, *CPU, *flags, '--work-dir',
+                     tmp_path, '--cfg-options', 'train_cfg.max_epochs=1',
+                     'train_dataloader.dataset.indices=64'])
+    log = proc.stdout + proc.stderr
+    assert log.count(line) == 1, log[-3000:]
 
 
 def test_auto_scale_lr_scales_with_batch(tmp_path):
@@ -142,8 +163,8 @@ def test_dist_train_two_cpu_processes(tmp_path):
 
 @pytest.mark.parametrize('tool, flags', [
     ('tools/train.py', ['--work-dir', '--resume', '--amp', '--amp-dtype',
-                        '--auto-scale-lr', '--cfg-options', '--launcher',
-                        '--no-validate', '--device']),
+                        '--fp32', '--auto-scale-lr', '--cfg-options',
+                        '--launcher', '--no-validate', '--device']),
     ('tools/test.py', ['--work-dir', '--out', '--amp', '--cfg-options',
                        '--launcher', '--device']),
 ])

@@ -10,6 +10,7 @@ from mmengine.registry import DefaultScope
 from mmpretrain.models.utils import resize_pos_embed
 
 from experiments import digit_scenes
+from randsac_mm.precision import CPU_PRECISION_ENV, cpu_bf16_instructions
 
 from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
 
@@ -78,7 +79,9 @@ def test_segmentation_config_loads_the_demo_encoder(demo_checkpoint):
         else:
             assert torch.equal(loaded[key], expected), key
     assert cfg.model.decode_head.num_classes == 11
-    assert cfg.optim_wrapper.type == 'OptimWrapper'  # fp32 on a CPU
+    # bf16 on a GPU and on a CPU with bf16 instructions, else float32.
+    assert (cfg.optim_wrapper.type, cfg.optim_wrapper.precision) == (
+        'AutocastOptimWrapper', 'auto')
 
 
 def test_segmentation_trains_and_evaluates_on_the_cpu(
@@ -114,3 +117,25 @@ def test_detection_trains_and_evaluates_on_the_cpu(
     log = out.stdout + out.stderr
     assert re.search(r'coco/bbox_mAP: -?\d+\.\d+', log), log[-3000:]
     assert re.search(r'coco/segm_mAP: -?\d+\.\d+', log)
+
+
+@pytest.mark.skipif(cpu_bf16_instructions() is None,
+                    reason='this CPU has no bf16 instructions')
+def test_detection_trains_in_bf16_on_a_cpu_with_bf16(demo_checkpoint, scenes,
+                                                     tmp_path):
+    """The config's precision='auto' on this CPU: bf16 autocast, with the
+    RPN's proposals and the RoI features float32 where mmcv's ops take
+    them (randsac_mm.downstream.float32_mmcv_ops)."""
+    ann = f'{scenes}/annotations/instances_validation.json'
+    out = run_tool(['tools/train.py', DET, '--device', 'cpu', '--work-dir',
+                    tmp_path / 'w', *options(demo_checkpoint, scenes, dict(
+                        max_epochs=1, val_interval=1)),
+                    f'val_evaluator.ann_file={ann}',
+                    'model.test_cfg.rcnn.score_thr=0.0'],
+                   env={CPU_PRECISION_ENV: None})  # the suite's float32 off
+    log = out.stdout + out.stderr
+    assert 'precision: bfloat16 autocast on the CPU: it computes bf16 ' \
+        'natively' in log, log[-3000:]
+    losses = [float(x) for x in re.findall(r'\bloss: ([\d.]+)', log)]
+    assert losses and all(0 < x < 20 for x in losses)
+    assert re.search(r'coco/bbox_mAP: -?\d+\.\d+', log)

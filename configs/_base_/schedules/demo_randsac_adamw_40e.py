@@ -1,10 +1,12 @@
 # RandSAC pretraining of the demo's mini ViT on the embedded digits (a few
 # minutes on 2 CPU cores): AdamW lr 1.5e-3 at batch 64, betas (0.9, 0.95),
 # weight decay 0.05 (none on norms, biases and the skip weights), 2 warmup
-# epochs, cosine decay to 40 epochs.
+# epochs, cosine decay to 40 epochs; bf16 autocast where the CPU computes
+# bf16 natively, else float32 (randsac_mm.precision).
 max_epochs = 40
 optim_wrapper = dict(
-    type='OptimWrapper',
+    type='AutocastOptimWrapper',
+    precision='auto',
     optimizer=dict(type='AdamW', lr=1.5e-3, betas=(0.9, 0.95),
                    weight_decay=0.05),
     paramwise_cfg=dict(norm_decay_mult=0.0, bias_decay_mult=0.0,

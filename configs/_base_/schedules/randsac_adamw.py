@@ -1,14 +1,16 @@
 # AdamW for RandSAC pretraining (paper Appendix): weight decay 0.05, none on
 # norms, biases, positional embeddings, the query token and the skip
 # weights. The schedule files on top set lr, betas and the schedule.
-# Precision: bf16 autocast on GPUs (with TF32 for what stays float32) and a
-# fused AdamW there; float32 and torch's default AdamW on a CPU.
+# Precision: bf16 autocast on GPUs (with TF32 for what stays float32) and on
+# CPUs with bf16 instructions, float32 on other CPUs (the log says which and
+# why; tools/train.py --amp or --fp32 forces either); a fused AdamW on GPUs,
+# torch's default AdamW on a CPU.
 # No runtime here: a config lists _base_/default_runtime.py beside its
 # schedule.
 optim_wrapper = dict(
     type='AutocastOptimWrapper',
     dtype='bfloat16',
-    device_types=('cuda', ),
+    precision='auto',
     constructor='FusedAdamWConstructor',
     optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.95),
                    weight_decay=0.05),

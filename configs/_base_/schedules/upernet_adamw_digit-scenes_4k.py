@@ -1,14 +1,17 @@
 # The UperNet schedule (upernet_adamw_160k.py) at the digit scenes' scale,
 # for a CPU: the shared optimizer (AdamW, weight decay 0.05, layer decay
-# 0.65) in fp32 (mmengine's OptimWrapper: AmpOptimWrapper needs CUDA), lr
-# 7e-4 at batch 16 scaled to 3.5e-4 at batch 8, 50 warmup iterations from
+# 0.65) under AutocastOptimWrapper: bf16 on a GPU and on a CPU with bf16
+# instructions, float32 on other CPUs (mmengine's AmpOptimWrapper needs
+# CUDA and scales an fp16 loss), lr 7e-4 at batch 16 scaled to 3.5e-4 at
+# batch 8, 50 warmup iterations from
 # 1e-6 then poly to 0 at 4,000 iterations (16 epochs of 2,000 scenes:
 # neither the demo's encoder nor random init tells one digit from another
 # before about 2,000; docs/transfer.md); validation and a checkpoint at
 # the end.
 _base_ = ['./downstream_adamw_layer-decay.py']
 max_iters = 4000
-optim_wrapper = dict(optimizer=dict(lr=3.5e-4))
+optim_wrapper = dict(type='AutocastOptimWrapper', precision='auto',
+                     optimizer=dict(lr=3.5e-4))
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-6, by_epoch=False, begin=0,
          end=50),
