@@ -104,9 +104,11 @@ def run_job(name, precision, work_dir, log=print):
 
 
 def speedups(rows):
-    """Each job's float32 wall time over its bf16 one."""
+    """Each job's float32 wall time over its bf16 one (None for a bf16
+    time too short to measure)."""
     walls = {(r['job'], r['precision']): r['wall_s'] for r in rows}
     return {job: round(walls[job, 'float32'] / walls[job, 'bfloat16'], 2)
+            if walls[job, 'bfloat16'] else None
             for job, precision in walls if precision == 'bfloat16'
             and (job, 'float32') in walls}
 

@@ -43,5 +43,7 @@ def test_each_precision_runs_in_its_own_process_and_is_written(
 def test_speedup_is_float32_time_over_bf16_time():
     rows = [dict(job='demo', precision='float32', wall_s=150.0),
             dict(job='demo', precision='bfloat16', wall_s=120.0),
-            dict(job='upernet', precision='bfloat16', wall_s=60.0)]
-    assert cpu_precision.speedups(rows) == {'demo': 1.25}
+            dict(job='upernet', precision='bfloat16', wall_s=60.0),
+            dict(job='quick', precision='float32', wall_s=0.0),
+            dict(job='quick', precision='bfloat16', wall_s=0.0)]
+    assert cpu_precision.speedups(rows) == {'demo': 1.25, 'quick': None}

@@ -6,6 +6,7 @@ with ``--require-margin 5``, and CI runs it after the suite (docs/demo.md).
 Here one pretraining epoch runs every stage, and the check refuses it.
 """
 import json
+import re
 
 import pytest
 from PIL import Image
@@ -28,6 +29,10 @@ def test_one_epoch_demo_writes_every_figure_and_checks_the_margin(tmp_path):
     results = json.loads((tmp_path / 'results.json').read_text())
     pretrained, random_init = results['pretrained'], results['random']
     assert results['pretrain_epochs'] == 1
+    # The precision it ran in, said in the summary: the suite's float32.
+    assert results['precision'] == 'float32'
+    assert re.search(r'RandSAC demo on MNIST5k \([\d.]+ min on the CPU, '
+                     r'float32\)', out.stdout)
     assert results['linear_margin'] == pytest.approx(
         pretrained['linear'] - random_init['linear'])
     assert results['final_loss'] < results['first_loss']
