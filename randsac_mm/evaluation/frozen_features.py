@@ -144,13 +144,11 @@ FEATURE_KINDS = {
 
 
 def feature_precision(model, precision):
-    """The :class:`~randsac_mm.precision.Precision` of a feature pass of
-    ``model`` asking for ``precision``, logged."""
+    """The model's device type and the :class:`~randsac_mm.precision.
+    Precision` of a feature pass of ``model`` asking for ``precision``."""
     first = next(model.parameters(), None)
     device_type = first.device.type if first is not None else 'cpu'
-    decided = resolve_precision(precision, device_type)
-    decided.log(device_type, prefix='features: ')
-    return device_type, decided
+    return device_type, resolve_precision(precision, device_type)
 
 
 def extract_readout_features(model, train_loader, test_loader,
@@ -178,6 +176,12 @@ def extract_readout_features(model, train_loader, test_loader,
     check_readouts(readouts)
     device_type, decided = feature_precision(model, precision)
     report = progress_reporter(progress)
+    # Said where the progress goes (a tool's stdout holds its results
+    # alone), else in the log.
+    if report is None:
+        decided.log(device_type, prefix='features: ')
+    elif decided.warning:
+        decided.log(device_type)
     needed = {READOUTS.get(r).features for r in readouts}
 
     def passes(what, extract):
@@ -189,7 +193,8 @@ def extract_readout_features(model, train_loader, test_loader,
             batches = len(loader) if report is not None else 0
             tick = stage(
                 report, f'{what} of the {len(loader.dataset)} {name} images '
-                f'({batches} batch{"es" if batches > 1 else ""})', batches)
+                f'({batches} batch{"es" if batches > 1 else ""}, '
+                f'{decided.name})', batches)
             out.append(extract(model, loader, tick))
         return tuple(out)
 

@@ -312,10 +312,13 @@ def test_eval_frozen_shows_progress_and_no_line_per_parameter(files,
         '64', '--test-images', '64', '--probe-epochs', '1', '--probe',
         'linear', 'knn', 'attentive', 'layers', '--out', str(out)])
     assert code == 0, stderr[-3000:]
-    for stage in ('features of the 64 training images (1 batch)',
-                  'features of the 64 test images (1 batch)',
-                  'last-layer tokens of the 64 training images (1 batch)',
-                  "every layer's features of the 64 test images (1 batch)",
+    # The encoder's precision in each pass's title: the suite's float32.
+    for stage in ('features of the 64 training images (1 batch, float32)',
+                  'features of the 64 test images (1 batch, float32)',
+                  'last-layer tokens of the 64 training images (1 batch, '
+                  'float32)',
+                  "every layer's features of the 64 test images (1 batch, "
+                  'float32)',
                   'linear probe: 1 epoch on 64 features',
                   'k-NN (k=20): 64 test images',
                   'attentive probe: 1 epoch on 64 x 64 tokens',
@@ -408,7 +411,8 @@ def test_progress_reports_every_step(digit_loaders):
                              readouts=('linear', 'knn', 'layers'),
                              probe_seeds=[0, 1], progress=progress)
     assert all(total == done for total, done in stages.values()), stages
-    assert stages['features of the 32 training images (1 batch)'] == [1, 1]
+    assert stages['features of the 32 training images (1 batch, float32)'] \
+        == [1, 1]
     assert stages['probe seed 1: linear probe: 2 epochs on 32 features'] \
         == [2, 2]
     assert stages['probe seed 0: k-NN (k=5): 32 test images'] == [1, 1]
