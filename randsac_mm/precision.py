@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ['CPU_PRECISION_ENV', 'PRECISIONS', 'Precision',
-           'cpu_bf16_instructions', 'resolve_precision']
+__all__ = ['CPU_PRECISION_ENV', 'DTYPES', 'PRECISIONS', 'Precision',
+           'check_request', 'cpu_bf16_instructions', 'resolve_precision']
 
 PRECISIONS = ('auto', 'bfloat16', 'float32')
+DTYPES = ('bfloat16', 'float16')  # autocast dtypes (float16: CUDA only)
 CPU_PRECISION_ENV = 'RANDSAC_CPU_PRECISION'
 # One pretraining step of the ViT-T CIFAR setting in bf16 against float32
 # on a CPU with AMX, oneDNN held to older instructions (ONEDNN_MAX_CPU_ISA
@@ -100,6 +101,14 @@ def _check(value, argument, allowed):
                          f'{value!r}')
 
 
+def check_request(precision, dtype='bfloat16'):
+    """Refuses a precision not in ``PRECISIONS`` or a dtype not in
+    ``DTYPES`` (ValueError naming the argument and the allowed values),
+    before any device is known: an optimizer wrapper's arguments."""
+    _check(dtype, 'dtype', DTYPES)
+    _check(precision, 'precision', PRECISIONS)
+
+
 def _cpu_precision_from_env():
     """``RANDSAC_CPU_PRECISION``'s precision, or None when it is unset."""
     value = os.environ.get(CPU_PRECISION_ENV)
@@ -126,9 +135,8 @@ def resolve_precision(precision, device_type, dtype='bfloat16'):
         ValueError: an unknown precision, device or dtype; float16 on a
             CPU; ``RANDSAC_CPU_PRECISION`` set to an unknown value.
     """
-    _check(precision, 'precision', PRECISIONS)
+    check_request(precision, dtype)
     _check(device_type, 'device_type', ('cpu', 'cuda'))
-    _check(dtype, 'dtype', ('bfloat16', 'float16'))
     if precision == 'float32':
         return Precision(None, "precision='float32' asked for")
     if device_type == 'cuda':

@@ -15,11 +15,10 @@ import torch
 from mmengine.optim import OptimWrapper
 from mmengine.registry import OPTIM_WRAPPERS
 
-from ..precision import PRECISIONS, resolve_precision
+from ..precision import check_request, resolve_precision
 
 __all__ = ['AutocastOptimWrapper', 'enable_tf32', 'tf32_settings']
 
-VALID_DTYPES = ('bfloat16', 'float16')
 DEVICE_TYPES = ('cpu', 'cuda')
 
 
@@ -66,12 +65,7 @@ class AutocastOptimWrapper(OptimWrapper):
 
     def __init__(self, *args, dtype='bfloat16', precision='auto',
                  device_type=None, tf32=True, **kwargs):
-        if dtype not in VALID_DTYPES:
-            raise ValueError(
-                f'dtype must be one of {VALID_DTYPES}, got {dtype!r}')
-        if precision not in PRECISIONS:
-            raise ValueError(f'precision must be one of {PRECISIONS}, got '
-                             f'{precision!r}')
+        check_request(precision, dtype)
         if device_type not in (None, ) + DEVICE_TYPES:
             raise ValueError("device_type must be None, 'cpu' or 'cuda', got "
                              f'{device_type!r}')

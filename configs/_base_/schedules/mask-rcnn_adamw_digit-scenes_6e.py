@@ -3,8 +3,9 @@
 # layer decay 0.65) under AutocastOptimWrapper (bf16 on a GPU and on a CPU
 # with bf16 instructions, float32 on other CPUs; mmengine's AmpOptimWrapper
 # needs CUDA and scales an fp16 loss) at its lr 1e-4, kept at batch 8
-# rather than halved (the heads start from scratch and the run is short); 100 warmup iterations, 6 epochs
-# (1,500 iterations of 2,000 scenes, under half an hour on 2 cores) with
+# rather than halved (the heads start from scratch and the run is short);
+# 100 warmup iterations, 6 epochs (1,500 iterations of 2,000 scenes, under
+# half an hour on 2 cores) with
 # steps at 4 and 5 (36e's 27 and 33 at the same fractions, rounded down);
 # validation and a checkpoint at the end.
 _base_ = ['./downstream_adamw_layer-decay.py']

@@ -3,8 +3,8 @@
 # 0.65) under AutocastOptimWrapper: bf16 on a GPU and on a CPU with bf16
 # instructions, float32 on other CPUs (mmengine's AmpOptimWrapper needs
 # CUDA and scales an fp16 loss), lr 7e-4 at batch 16 scaled to 3.5e-4 at
-# batch 8, 50 warmup iterations from
-# 1e-6 then poly to 0 at 4,000 iterations (16 epochs of 2,000 scenes:
+# batch 8, 50 warmup iterations from 1e-6 then poly to 0 at 4,000
+# iterations (16 epochs of 2,000 scenes:
 # neither the demo's encoder nor random init tells one digit from another
 # before about 2,000; docs/transfer.md); validation and a checkpoint at
 # the end.
