@@ -19,7 +19,14 @@ precision='auto' then computes in on this CPU; randsac_mm.precision):
   (seeds 0 and 1: 38.17 and 42.56);
 - ``maskrcnn``: the same for Mask R-CNN (``--tasks detection``); its
   figures: box and mask AP (the records: 50.70 and 51.10, 30.90 and
-  31.30).
+  31.30);
+- ``study``: the small-scale study's key rows at seed 0
+  (``experiments.study --variants random patch-raster patch-random
+  square-m2 --seeds 0``, Fashion-MNIST from ``--data-root``); its figures:
+  each variant's linear and k-NN accuracy and pretraining minutes, and the
+  seed-0 gaps of the two orderings the float32 study decided (random <
+  square-m2, patch-raster < patch-random), against
+  ``docs/benchmarks/small_scale_study.json``'s seed-0 records.
 
 The JSON holds the machine (with its bf16 instructions), the commit, the
 command, each job's rows and its bf16 speed-up.
@@ -42,7 +49,7 @@ PROG = 'python -m experiments.cpu_precision'
 PRECISIONS = ('float32', 'bfloat16')
 
 
-def demo_job(folder):
+def demo_job(folder, args):
     """make demo's command, and its figures from results.json."""
     def figures():
         with open(osp.join(folder, 'results.json')) as f:
@@ -59,7 +66,7 @@ def demo_job(folder):
 def transfer_job(task, figures_of):
     """One run of the dense study's ``task`` from random init at seed 0
     (its scenes made in the job's folder); its figures from its record."""
-    def job(folder):
+    def job(folder, args):
         records = osp.join(folder, 'records')
 
         def figures():
@@ -75,22 +82,64 @@ def transfer_job(task, figures_of):
     return job
 
 
+# The small-scale study's key rows, and the orderings its float32 records
+# decided at 5 epochs over three seeds (worse, better).
+STUDY_VARIANTS = ('random', 'patch-raster', 'patch-random', 'square-m2')
+STUDY_ORDERINGS = (('random', 'square-m2'), ('patch-raster', 'patch-random'))
+STUDY_RECORDS = osp.join(REPO_ROOT, 'docs/benchmarks/small_scale_study.json')
+
+
+def seed0_figures(records):
+    """Each key variant's seed-0 readouts and the key orderings' seed-0
+    gaps (better minus worse), from a study's records."""
+    row = {r['variant']: r for r in records
+           if r['seed'] == 0 and r['variant'] in STUDY_VARIANTS}
+    readouts = ('linear', 'knn')
+    return dict(
+        variants={v: dict({k: round(row[v][k], 2) for k in readouts},
+                          pretrain_minutes=round(row[v]['pretrain_minutes'],
+                                                 2))
+                  for v in STUDY_VARIANTS},
+        gaps={f'{better} - {worse}': {
+            k: round(row[better][k] - row[worse][k], 2) for k in readouts}
+            for worse, better in STUDY_ORDERINGS})
+
+
+def study_job(folder, args):
+    """The small-scale study's key rows at seed 0 on ``args.data_root``,
+    its figures beside the float32 study's seed-0 records."""
+    def figures():
+        with open(osp.join(folder, 'study.json')) as f:
+            ran = json.load(f)
+        with open(STUDY_RECORDS) as f:
+            recorded = json.load(f)
+        return dict(**seed0_figures(ran['records']),
+                    float32_records=seed0_figures(recorded['records']))
+    return ['-m', 'experiments.study', '--variants', *STUDY_VARIANTS,
+            '--seeds', '0', '--data-root', args.data_root,
+            '--work-dir', folder], figures
+
+
+# {name: job(folder, args) -> (command, figures() -> dict)}
 JOBS = {'demo': demo_job,
         'upernet': transfer_job('segmentation', ('mIoU', )),
-        'maskrcnn': transfer_job('detection', ('bbox_mAP', 'segm_mAP'))}
+        'maskrcnn': transfer_job('detection', ('bbox_mAP', 'segm_mAP')),
+        'study': study_job}
 
 
-def run_job(name, precision, work_dir, log=print):
-    """Runs job ``name`` in ``precision``; returns its row."""
-    folder = osp.join(work_dir, f'{name}_{precision}')
+def run_job(name, precision, args, log=print):
+    """Runs job ``name`` in ``precision`` in ``args.work_dir``; returns its
+    row."""
+    folder = osp.join(args.work_dir, f'{name}_{precision}')
     if osp.exists(folder):
         raise UserError(f'--work-dir: {folder} exists (an earlier run of '
                         'this job); give another --work-dir or remove it')
-    command, figures = JOBS[name](folder)
+    command, figures = JOBS[name](folder, args)
     env = dict(os.environ, RANDSAC_CPU_PRECISION=precision)
     log(f'[{name} {precision}] {" ".join(command)}')
     start = time.time()
-    with open(osp.join(work_dir, f'{name}_{precision}.log'), 'w') as out:
+    with open(osp.join(args.work_dir, f'{name}_{precision}.log'),
+              'w') as out:
         proc = subprocess.run([sys.executable] + command, cwd=REPO_ROOT,
                               env=env, stdout=out, stderr=subprocess.STDOUT)
     wall = time.time() - start
@@ -124,9 +173,16 @@ def parse_args(argv=None):
                         help='precisions to run each job in')
     parser.add_argument('--work-dir', default='work_dirs/cpu_precision',
                         help='where the jobs run (a folder and a log each)')
+    parser.add_argument('--data-root', default='data/fashion-mnist',
+                        help="the study job's Fashion-MNIST IDX files "
+                        '(make fashion-mnist)')
     parser.add_argument('--out', help='JSON file; None: not written')
     add_debug_arg(parser)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if 'study' in args.jobs and not osp.isdir(args.data_root):
+        parser.error(f'--data-root: {args.data_root} is not a folder (the '
+                     "study job's Fashion-MNIST: make fashion-mnist)")
+    return args
 
 
 def main(argv=None):
@@ -136,7 +192,7 @@ def main(argv=None):
                   command=' '.join([PROG] + sys.argv[1:]), rows=[])
     for job in args.jobs:
         for precision in args.precisions:
-            result['rows'].append(run_job(job, precision, args.work_dir))
+            result['rows'].append(run_job(job, precision, args))
             result['bf16_speedup'] = speedups(result['rows'])
             if args.out:  # after each job: a stopped command keeps them
                 write_json(args.out, result)

@@ -10,7 +10,7 @@ from experiments import cpu_precision
 from randsac_mm._cli.errors import UserError
 
 
-def fake_job(folder):
+def fake_job(folder, args):
     """Writes the precision its process was given, as a job's record."""
     command = ['-c', 'import json, os, sys; os.makedirs(sys.argv[1]); '
                'json.dump(os.environ["RANDSAC_CPU_PRECISION"], '
@@ -47,3 +47,32 @@ def test_speedup_is_float32_time_over_bf16_time():
             dict(job='quick', precision='float32', wall_s=0.0),
             dict(job='quick', precision='bfloat16', wall_s=0.0)]
     assert cpu_precision.speedups(rows) == {'demo': 1.25, 'quick': None}
+
+
+def test_study_job_figures_are_seed_0_readouts_and_ordering_gaps():
+    def record(variant, seed, linear, knn):
+        return dict(variant=variant, seed=seed, linear=linear, knn=knn,
+                    pretrain_minutes=2.0)
+    records = [record('random', 0, 70.0, 60.0),
+               record('patch-raster', 0, 75.0, 66.0),
+               record('patch-random', 0, 77.5, 70.25),
+               record('square-m2', 0, 78.0, 71.0),
+               record('square-m2', 1, 99.0, 99.0),   # another seed: not read
+               record('blob-k7', 0, 99.0, 99.0)]     # not a key row
+    figures = cpu_precision.seed0_figures(records)
+    assert figures['gaps'] == {
+        'square-m2 - random': dict(linear=8.0, knn=11.0),
+        'patch-random - patch-raster': dict(linear=2.5, knn=4.25)}
+    assert figures['variants']['square-m2'] == dict(
+        linear=78.0, knn=71.0, pretrain_minutes=2.0)
+
+
+def test_study_job_without_its_data_is_refused_before_any_job(
+        tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit:
+        cpu_precision.main(['--jobs', 'demo', 'study', '--work-dir',
+                            str(tmp_path / 'w'), '--data-root',
+                            str(tmp_path / 'none')])
+    assert exit.value.code == 2
+    assert '--data-root: ' in capsys.readouterr().err
+    assert not (tmp_path / 'w').exists()
