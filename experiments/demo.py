@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from randsac_mm._cli.args import positive_float, positive_int
+from randsac_mm._cli.args import positive_float, positive_int, seed_value
 from randsac_mm._cli.config import set_epochs
 from randsac_mm._cli.device import use_device
 from randsac_mm._cli.errors import add_debug_arg, run_tool
@@ -201,7 +201,10 @@ def picture_count(text):
 
 
 def parse_args(argv=None):
-    from randsac_mm.evaluation.readout import accuracy_readouts, readout_title
+    from randsac_mm.evaluation.readout_registry import (
+        accuracy_readouts,
+        readout_title,
+    )
     parser = ToolParser(prog=PROG, description=__doc__)
     parser.add_path('--work-dir', kind=OUTPUT_FOLDER,
                     default='work_dirs/demo',
@@ -210,7 +213,7 @@ def parse_args(argv=None):
     parser.add_argument('--pretrain-epochs', type=positive_int, default=None,
                         help="RandSAC pretraining epochs (None: the "
                         "config's 10)")
-    parser.add_argument('--seed', type=int, default=0, help='run seed')
+    parser.add_argument('--seed', type=seed_value, default=0, help='run seed')
     parser.add_argument('--num-pictures', type=picture_count, default=8,
                         help='test digits in the reconstruction picture '
                         f'(1 to {MAX_PICTURES})')
@@ -255,7 +258,10 @@ def main(argv=None):
                  args.pretrain_epochs, args.num_pictures,
                  log=lambda line: print(line, flush=True),
                  readouts=tuple(args.probe), progress=True)
-    from randsac_mm.evaluation.readout import accuracy_readouts, readout_title
+    from randsac_mm.evaluation.readout_registry import (
+        accuracy_readouts,
+        readout_title,
+    )
     names = {r: readout_title(r) for r in accuracy_readouts()}
     shown = [p for p in names if p in args.probe]
 

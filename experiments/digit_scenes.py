@@ -25,11 +25,12 @@ Written under ``--out``, in ADE20K's and COCO's layouts:
 """
 import os
 import os.path as osp
+import shutil
 
 import numpy as np
 from PIL import Image
 
-from randsac_mm._cli.args import positive_int
+from randsac_mm._cli.args import positive_int, seed_value
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
 from randsac_mm._cli.paths import OUTPUT_FOLDER, write_json
@@ -176,7 +177,14 @@ def write_split(out, folder, count, size, seed, log=print):
 
 
 def make_scenes(out, train_scenes, val_scenes, size=64, seed=0, log=print):
-    """Writes both splits and ``statistics.json`` under ``out``.
+    """Writes both splits and ``statistics.json`` under ``out``, whole or
+    not at all: into ``<out>.partial``, which then replaces ``out`` (an
+    earlier set of scenes there, of any count, goes; an interrupted run
+    leaves only the ``.partial`` folder, which the next run removes).
+
+    Raises:
+        UserError: ``out`` holds files that are not digit scenes (no
+            ``statistics.json``): nothing is written or removed.
 
     Returns:
         dict: the statistics written.
@@ -184,28 +192,41 @@ def make_scenes(out, train_scenes, val_scenes, size=64, seed=0, log=print):
     if size < 32:
         raise UserError(f'--size: {size} px; give at least 32 (a scaled '
                         'digit is up to 28 px)')
+    out = out.rstrip('/') or '/'
+    if osp.isdir(out) and os.listdir(out) and not osp.isfile(
+            osp.join(out, 'statistics.json')):
+        raise UserError(f'--out: {out} holds files that are not digit scenes '
+                        '(no statistics.json); give a new or empty folder, '
+                        'or one that this command wrote')
+    partial = out + '.partial'
+    shutil.rmtree(partial, ignore_errors=True)
     statistics = dict(size=size, seed=seed, ink_threshold=INK,
                       digits_per_scene=list(DIGITS_PER_SCENE),
                       scales=list(SCALES), max_overlap=MAX_OVERLAP,
                       classes=list(DIGIT_SCENE_CLASSES))
     for folder, count in (('training', train_scenes),
                           ('validation', val_scenes)):
-        statistics[folder] = write_split(out, folder, count, size, seed, log)
-    write_json(osp.join(out, 'statistics.json'), statistics)
+        statistics[folder] = write_split(partial, folder, count, size, seed,
+                                         log)
+    write_json(osp.join(partial, 'statistics.json'), statistics)
+    if osp.isdir(out):
+        shutil.rmtree(out)
+    os.rename(partial, out)
     return statistics
 
 
 def parse_args(argv=None):
     parser = ToolParser(prog=PROG, description=__doc__)
     parser.add_path('--out', kind=OUTPUT_FOLDER, default='data/digit_scenes',
-                    help='folder of the two data sets (made if missing)')
+                    help='folder of the two data sets (made if missing; '
+                    'scenes this command wrote there before are replaced)')
     parser.add_argument('--train-scenes', type=positive_int, default=2000,
                         help='training scenes')
     parser.add_argument('--val-scenes', type=positive_int, default=500,
                         help='validation scenes')
     parser.add_argument('--size', type=positive_int, default=64,
                         help='side of a scene in pixels (at least 32)')
-    parser.add_argument('--seed', type=int, default=0,
+    parser.add_argument('--seed', type=seed_value, default=0,
                         help='seed of the scenes')
     add_debug_arg(parser)
     return parser.parse_args(argv)

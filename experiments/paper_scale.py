@@ -34,10 +34,10 @@ did not come out as the paper says.
 
 Speed, for the estimates: the records' own minutes once runs are recorded
 on the device; before, ``docs/benchmarks/gpu/paper_scale_speed.json``
-(``python -m experiments.paper_scale_speed --device cuda --compile``);
+(``python -m experiments.benchmarks.paper_scale_speed --device cuda
+--compile``);
 before that, the goal of 30,000 images a second.
 """
-import argparse
 import dataclasses
 import glob
 import json
@@ -47,9 +47,11 @@ import shutil
 import statistics
 import time
 
-from randsac_mm._cli.args import HelpFormatter, positive_float
+from randsac_mm._cli.args import positive_float
 from randsac_mm._cli.device import NoUsableCuda, use_device
-from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm._cli.parser import ToolParser
+from randsac_mm._cli.paths import OUTPUT_FOLDER
 from randsac_mm.evaluation import accuracy_readouts
 
 from . import REPO_ROOT
@@ -184,7 +186,7 @@ def is_done(name, seed, settings):
     report = dataclasses.replace(settings, report_only=True)
     try:
         return bool(small.run_one(name, seed, report, loaders=None))
-    except RuntimeError:  # the work dir holds a run of other settings
+    except UserError:  # the work dir holds a run of other settings
         return False
 
 
@@ -337,8 +339,7 @@ def run_paper_scale(settings, records, budget_minutes=None, log=print,
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
-                                     formatter_class=HelpFormatter)
+    parser = ToolParser(prog=PROG, description=__doc__)
     small.add_settings_args(parser, PAPER_SCALE.variants, dict(
         variants='all 11 rows', seeds='0 1 2', epochs="the configs' 200",
         readouts='all three', train_images='all 60,000',
@@ -346,10 +347,10 @@ def parse_args(argv=None):
         probe_epochs="90, the paper's", data_root="the configs'",
         work_dir=DEFAULTS['work_dir'] + ' (--quick: ' + QUICK['work_dir']
         + ')', device='cuda (--quick: cpu)'))
-    parser.add_argument('--records',
-                        help='the records to commit, the plan and the '
-                        'report; None: docs/benchmarks/paper_scale '
-                        '(--quick: <work-dir>/records)')
+    parser.add_path('--records', kind=OUTPUT_FOLDER,
+                    help='the records to commit, the plan and the '
+                    'report; None: docs/benchmarks/paper_scale '
+                    '(--quick: <work-dir>/records)')
     parser.add_argument('--budget-minutes', type=positive_float,
                         help='after the first run, start no run whose '
                         'estimate does not fit in what is left of these '

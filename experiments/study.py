@@ -50,10 +50,10 @@ import statistics
 import time
 from dataclasses import asdict, dataclass, field
 
-from randsac_mm._cli.args import HelpFormatter, positive_int
+from randsac_mm._cli.args import HelpFormatter, positive_int, seed_value
 from randsac_mm._cli.config import set_epochs
 from randsac_mm._cli.device import DEVICES, NoUsableCuda, use_device
-from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm.analysis.paper import paper_figure
 from randsac_mm.apis import build_model
 from randsac_mm.evaluation import (
@@ -368,10 +368,11 @@ def pretrain(name, seed, settings, need_checkpoints=True):
                 osp.isfile(osp.join(folder, p))
                 for p in checkpoints.values())):
             return done
-        raise RuntimeError(
-            f'{folder} holds a run of other settings ({done["settings"]}, '
-            f'asked {wanted}) or lacks a checkpoint of eval_epochs '
-            f'{settings.eval_epochs}: give another work dir or remove it')
+        raise UserError(
+            f'--work-dir: {folder} holds a run of other settings '
+            f'({done["settings"]}, asked {wanted}) or lacks a checkpoint of '
+            f'eval_epochs {settings.eval_epochs}: give another work dir or '
+            'remove it')
     start = time.time()
     cfg = variant_config(name, settings)
     cfg.randomness = dict(seed=seed)
@@ -397,7 +398,10 @@ def pretrain(name, seed, settings, need_checkpoints=True):
 
 def recorded_readouts(name, seed, epoch, settings, checkpoint=None):
     """What ``eval_epoch<epoch>.json`` holds for these settings, and its
-    path: ``({'settings': ...}, path)`` when nothing is recorded yet."""
+    path: ``({'settings': ...}, path)`` when nothing is recorded yet for
+    them (:func:`evaluate` refuses to write over readouts of other
+    settings).
+    """
     cache = osp.join(run_dir(name, seed, settings),
                      f'eval_epoch{epoch}.json')
     wanted = dict(checkpoint=checkpoint, train_images=settings.train_images,
@@ -456,6 +460,14 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
     folder = run_dir(name, seed, settings)
     done, cache = recorded_readouts(name, seed, epoch, settings, checkpoint)
     missing = [r for r in settings.readouts if r not in done]
+    if missing and osp.exists(cache):  # never over another study's
+        with open(cache) as f:
+            other = json.load(f)['settings']
+        if other != done['settings']:
+            raise UserError(
+                f'--work-dir: {cache} holds readouts of other settings '
+                f'({other}, asked {done["settings"]}): give another work dir '
+                'or remove it')
     if missing:
         start = time.time()
         model = build_model(variant_config(name, settings), checkpoint and
@@ -721,7 +733,7 @@ def add_settings_args(parser, variants, defaults):
     add('--variants', 'variants', "the variants run, each a study's config",
         nargs='+', choices=list(variants))
     add('--seeds', 'seeds', 'one run per variant and seed', nargs='+',
-        type=int)
+        type=seed_value)
     add('--epochs', 'epochs', 'pretraining epochs', type=positive_int)
     add('--probe', 'readouts', 'readouts', nargs='+',
         choices=list(READOUT_NAMES))

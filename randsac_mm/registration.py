@@ -11,25 +11,40 @@ are ``randsac_mm.downstream``'s).
 
 It also adds our model index (``configs/metafile.yml``, installed under
 ``randsac_mm/.mim``) to mmpretrain's ``ModelHub``, so that
-``mmpretrain.list_models('*randsac*')`` lists our configs and
-``mmpretrain.get_model(name)`` builds them.
+``mmpretrain.list_models('*randsac*')`` lists our pretraining and
+classification configs and ``mmpretrain.get_model(name)`` builds them; the
+UperNet and Mask R-CNN configs, mmseg's and mmdet's models, stay out of
+mmpretrain's list (its ``get_model`` could not build them).
 """
+import os.path as osp
+
 from mmpretrain.apis.model import ModelHub
 
 from .checkpoint.safe_globals import allow_mmengine_checkpoint_globals
-from .mim import METAFILE, MIM_ROOT, mim_path
+from .installed_files import METAFILE, MIM_ROOT, installed_path
 from .version_check import PRETRAINING, check_versions
 
 check_versions(PRETRAINING)
 allow_mmengine_checkpoint_globals()
 
 
+# Config folders of models that mmseg and mmdet build, not mmpretrain.
+DOWNSTREAM_CONFIGS = ('configs/segmentation/', 'configs/detection/')
+
+
 def register_model_index():
-    """Adds our configs to mmpretrain's ModelHub, once per process (config
-    paths in the metafile are relative to ``randsac_mm/.mim``)."""
+    """Adds our mmpretrain configs to mmpretrain's ModelHub, once per
+    process (config paths in the metafile are relative to
+    ``randsac_mm/.mim``)."""
     if not getattr(ModelHub, '_randsac_mm_registered', False):
-        ModelHub.register_model_index(mim_path(METAFILE),
+        ModelHub.register_model_index(installed_path(METAFILE),
                                       config_prefix=MIM_ROOT)
+        # ModelHub registers a whole index; its models dict is the only
+        # way to leave the downstream entries out.
+        for name, info in list(ModelHub._models_dict.items()):
+            config = osp.relpath(info.config, MIM_ROOT).replace(osp.sep, '/')
+            if config.startswith(DOWNSTREAM_CONFIGS):
+                del ModelHub._models_dict[name]
         ModelHub._randsac_mm_registered = True
 
 

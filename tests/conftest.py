@@ -117,6 +117,22 @@ def mmpretrain_scope():
         yield
 
 
+@pytest.fixture
+def logged():
+    """The messages logged through mmengine's current logger during the
+    test (what a data set says of the files it leaves out)."""
+    import logging
+
+    from mmengine.logging import MMLogger
+    messages = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    logger = MMLogger.get_current_instance()
+    logger.addHandler(handler)
+    yield messages
+    logger.removeHandler(handler)
+
+
 def pytest_collection_modifyitems(config, items):
     """Runs the heavy tests first, the longest of them (those marked
     ``heavy(minutes=...)``) before the rest. Under `make test` (pytest -n,

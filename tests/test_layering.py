@@ -5,9 +5,9 @@ is no import circle between packages and nothing imports upwards.
 Layers, bottom to top (docs/architecture.md):
 
 0. ``extension_registry`` (the registry of every extension point, plain
-   Python), ``version``, ``version_check``, ``mim`` (where the installed
-   configs and tools are), ``precision`` (which precision a device runs
-   in: torch only)
+   Python), ``version``, ``version_check``, ``installed_files`` (where the
+   installed configs and tools are), ``precision`` (which precision a device
+   runs in: torch only)
 1. ``segments`` (numpy only)
 2. ``checkpoint`` (torch and mmengine only: the encoders refuse bad
    checkpoints through it, the tools convert with it)
@@ -36,8 +36,8 @@ from .conftest import REPO_ROOT
 
 PACKAGE = osp.join(REPO_ROOT, 'randsac_mm')
 LAYERS = {
-    'extension_registry': 0, 'version': 0, 'version_check': 0, 'mim': 0,
-    'precision': 0,
+    'extension_registry': 0, 'version': 0, 'version_check': 0,
+    'installed_files': 0, 'precision': 0,
     'segments': 1,
     'checkpoint': 2,
     'datasets': 3,
@@ -61,9 +61,9 @@ def module_name(path):
     return rel[:-len('.__init__')] if rel.endswith('.__init__') else rel
 
 
-def package_imports(path):
-    """The randsac_mm modules ``path`` imports (anywhere in the file:
-    function-level imports count too)."""
+def package_imports(path, root='randsac_mm'):
+    """The modules of package ``root`` that ``path`` imports (anywhere in
+    the file: function-level imports count too)."""
     name = module_name(path)
     is_package = path.endswith('__init__.py')
     base = name.split('.') if is_package else name.split('.')[:-1]
@@ -71,7 +71,7 @@ def package_imports(path):
     for node in ast.walk(ast.parse(open(path).read(), path)):
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names
-                      if a.name.startswith('randsac_mm')]
+                      if a.name.split('.')[0] == root]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 parent = base[:len(base) - node.level + 1]
@@ -82,7 +82,7 @@ def package_imports(path):
                     continue
             else:
                 target = node.module or ''
-            if target.startswith('randsac_mm'):
+            if target.split('.')[0] == root:
                 found.append(target)
     return name, found
 
@@ -137,14 +137,14 @@ def test_the_checker_sees_relative_and_late_imports(tmp_path):
     assert 'randsac_mm.version_check' in imports
 
 
-def import_graph():
-    """Every randsac_mm module's imports of other randsac_mm modules (a
-    ``from package import name`` counts as importing the package, and the
-    module ``package.name`` when it is one)."""
-    names = {module_name(p) for p in MODULES}
+def import_graph(paths=MODULES, root='randsac_mm'):
+    """Every module's imports of other modules of ``root`` (a ``from
+    package import name`` counts as importing the package, and the module
+    ``package.name`` when it is one)."""
+    names = {module_name(p) for p in paths}
     graph = {}
-    for path in MODULES:
-        name, imports = package_imports(path)
+    for path in paths:
+        name, imports = package_imports(path, root)
         edges = set()
         for target in imports:
             while target not in names and '.' in target:
@@ -186,12 +186,36 @@ def test_no_import_circle_within_or_between_packages():
     each other through the package, is the usual way; only a circle of
     modules importing each other is refused (e.g. study <-> study_report
     used to be one)."""
-    graph = import_graph()
+    assert_no_circle(import_graph())
+
+
+def assert_no_circle(graph):
     # A package's __init__ re-exports its modules: an edge from a module to
     # its own package's __init__ is a re-export lookup, not a circle.
     for name, edges in graph.items():
         graph[name] = {t for t in edges if not name.startswith(t + '.')}
     assert find_cycle(graph) is None, ' -> '.join(find_cycle(graph))
+
+
+EXPERIMENTS = sorted(glob(osp.join(REPO_ROOT, 'experiments', '**', '*.py'),
+                          recursive=True))
+CHECKOUT_CODE = MODULES + EXPERIMENTS + sorted(
+    glob(osp.join(REPO_ROOT, 'tools', '**', '*.py'), recursive=True))
+
+
+def test_no_import_circle_in_experiments():
+    """The experiments' modules import each other without a circle (e.g.
+    transfer_small <-> its pictures and readout used to be one)."""
+    assert_no_circle(import_graph(EXPERIMENTS, 'experiments'))
+
+
+def test_nothing_outside_tests_imports_tests():
+    """What the tests check does not depend on the tests: a helper that
+    both need lives in the library or in experiments (the throughput
+    benchmark's reference model used to be imported from tests/)."""
+    assert [osp.relpath(p, REPO_ROOT) for p in CHECKOUT_CODE
+            if any(i.split('.')[0] == 'tests'
+                   for i in checkout_imports(p))] == []
 
 
 def test_the_circle_finder_finds_a_circle():
@@ -205,7 +229,8 @@ def test_the_circle_finder_finds_a_circle():
 def test_the_library_does_not_reach_into_the_checkout(path):
     """The library is what a wheel installs: it does not import the
     checkout's tests, experiments or tools, nor find files beside its own
-    folder (configs come from ``randsac_mm/.mim``, see ``randsac_mm.mim``)."""
+    folder (configs come from ``randsac_mm/.mim``, see
+    ``randsac_mm.installed_files``)."""
     assert checkout_imports(path) == []
     source = open(path).read()
     assert 'REPO_ROOT' not in source

@@ -187,3 +187,17 @@ def test_downstream_registers_transfer_modules():
     assert OPTIM_WRAPPER_CONSTRUCTORS.get(
         'BackboneLayerDecayOptimWrapperConstructor') is \
         BackboneLayerDecayOptimWrapperConstructor
+
+
+def test_mmpretrains_model_list_holds_what_its_get_model_builds():
+    """list_models('*randsac*') names the pretraining and classification
+    configs, which get_model builds, and none of mmseg's or mmdet's."""
+    import mmpretrain
+
+    import randsac_mm.registration  # noqa: F401
+    names = mmpretrain.list_models('*randsac*')
+    assert 'randsac_vit-b_in1k' in names
+    assert not [n for n in names if n.startswith(('upernet', 'mask-rcnn'))]
+    model = mmpretrain.get_model(
+        'randsac_vit-mini-p4_square-16to4_digits')
+    assert type(model).__name__ == 'RandSAC'

@@ -3,8 +3,11 @@ rates and files, and the help format (paths: :mod:`.paths`)."""
 import argparse
 import os
 
-__all__ = ['HelpFormatter', 'existing_file', 'non_negative_int',
-           'positive_float', 'positive_int']
+__all__ = ['HelpFormatter', 'MAX_SEED', 'existing_file', 'non_negative_int',
+           'positive_float', 'positive_int', 'seed_value']
+
+# numpy's and torch's seeds: unsigned 32-bit integers.
+MAX_SEED = 2**32 - 1
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter,
@@ -59,4 +62,14 @@ def positive_int(text):
         raise argparse.ArgumentTypeError(f'{text!r} is not an integer')
     if value < 1:
         raise argparse.ArgumentTypeError(f'must be >= 1, got {value}')
+    return value
+
+
+def seed_value(text):
+    """argparse ``type`` of a seed: an int from 0 to ``MAX_SEED`` (what
+    numpy takes), refused here rather than after a run's work."""
+    value = non_negative_int(text)
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f'must be at most {MAX_SEED}, got {value}')
     return value

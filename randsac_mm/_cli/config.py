@@ -4,13 +4,14 @@ import os
 import os.path as osp
 
 from mmengine.config import Config, DictAction
+from mmengine.logging import print_log
 
 from .device import DEVICES
 from .errors import UserError
 from .paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 
 __all__ = ['CfgOptionsAction', 'LAUNCHER_ENV', 'add_cfg_options',
-           'add_common_args',
+           'add_common_args', 'apply_cfg_options',
            'check_launcher',
            'enable_amp', 'force_float32', 'load_run_config', 'read_config',
            'set_epochs', 'set_iterations']
@@ -149,7 +150,7 @@ def load_run_config(args):
     check_launcher(args)
     cfg = read_config(args.config, 'config')
     if args.cfg_options is not None:
-        cfg.merge_from_dict(args.cfg_options)
+        apply_cfg_options(cfg, args.cfg_options)
     cfg.launcher = args.launcher
     if args.work_dir is not None:  # checked as the parser read it
         cfg.work_dir = args.work_dir
@@ -165,6 +166,61 @@ def load_run_config(args):
     if vars(args).get('fp32'):  # tools/train.py only
         force_float32(cfg)
     return cfg
+
+
+# A run's length on the command line: (key, counted in epochs).
+LENGTH_KEYS = (('train_cfg.max_epochs', True), ('train_cfg.max_iters', False))
+
+
+def apply_cfg_options(cfg, options):
+    """Merges ``--cfg-options`` into ``cfg``, a new length included: a
+    ``train_cfg.max_epochs`` (or ``max_iters``) other than the config's
+    fits its learning-rate schedule to it as the studies do (warmup kept,
+    the decay ending with the run; ``_fit_schedulers``), unless the options
+    set ``param_scheduler`` themselves; a line says so. Without this a
+    cosine schedule of 10 epochs run for 40 would spend 30 at its minimum.
+    """
+    before = {key: cfg.get('train_cfg', {}).get(key.split('.')[1])
+              for key, _ in LENGTH_KEYS}
+    roots = {split: cfg.get(f'{split}_dataloader', {}).get('dataset', {})
+             .get('data_root') for split in ('val', 'test')}
+    cfg.merge_from_dict(options)
+    for split, root in roots.items():
+        _follow_data_root(cfg, options, split, root)
+    if any(key.split('.')[0] == 'param_scheduler' for key in options):
+        return
+    for key, by_epoch in LENGTH_KEYS:
+        if key not in options or before[key] in (None, options[key]) or \
+                not cfg.get('param_scheduler'):
+            continue
+        _fit_schedulers(cfg, int(options[key]), by_epoch)
+        unit = 'epochs' if by_epoch else 'iterations'
+        print_log(f'--cfg-options {key}={options[key]} (the config: '
+                  f'{before[key]}): the learning-rate schedule fitted to '
+                  f'{options[key]} {unit} (its warmup kept, its decay '
+                  'ending with the run); set param_scheduler too to choose '
+                  'otherwise', logger='current')
+
+
+def _follow_data_root(cfg, options, split, old_root):
+    """A ``<split>_dataloader.dataset.data_root`` given on the command
+    line moves the split's evaluator's ``ann_file`` (COCO's ground truth,
+    written in the config as ``data_root + 'annotations/...'``) with it,
+    unless the options set that too: else the run would score against the
+    old root's ground truth (stale files there, rc 0)."""
+    key = f'{split}_dataloader.dataset.data_root'
+    evaluator = cfg.get(f'{split}_evaluator')
+    if key not in options or not old_root or not isinstance(
+            evaluator, dict) or f'{split}_evaluator.ann_file' in options:
+        return
+    ann_file = evaluator.get('ann_file')
+    old = osp.normpath(old_root)
+    if not ann_file or not osp.normpath(ann_file).startswith(old + osp.sep):
+        return
+    evaluator['ann_file'] = osp.join(
+        options[key], osp.relpath(osp.normpath(ann_file), old))
+    print_log(f'--cfg-options {key}: {split}_evaluator.ann_file follows it '
+              f"to {evaluator['ann_file']}", logger='current')
 
 
 AMP_DTYPES = {'cuda': ('bfloat16', 'float16'), 'cpu': ('bfloat16', )}
@@ -260,14 +316,23 @@ def set_iterations(cfg, iters):
 
 def _fit_schedule(cfg, length, by_epoch):
     """The schedulers, validation and checkpoint of a run of ``length``
-    epochs (``by_epoch``) or iterations. A scheduler counted in the other
-    unit (an epoch-based run's warmup of N iterations) is kept as it is; a
-    step schedule's milestones (``MultiStepLR``, counted from its
-    ``begin``) move to the same fractions of its new span, rounded down."""
+    epochs (``by_epoch``) or iterations."""
     if 'val_interval' in cfg.train_cfg:
         cfg.train_cfg.val_interval = length
+    _fit_schedulers(cfg, length, by_epoch)
+    cfg.default_hooks.checkpoint.interval = length
+
+
+def _fit_schedulers(cfg, length, by_epoch):
+    """The learning-rate schedulers of a run of ``length`` epochs
+    (``by_epoch``) or iterations. A scheduler counted in the other unit (an
+    epoch-based run's warmup of N iterations) is kept as it is; a step
+    schedule's milestones (``MultiStepLR``, counted from its ``begin``)
+    move to the same fractions of its new span, rounded down."""
     warmup_end = 0
-    for scheduler in cfg.param_scheduler:
+    schedulers = cfg.param_scheduler
+    for scheduler in [schedulers] if isinstance(schedulers, dict) \
+            else schedulers:
         if scheduler.get('by_epoch', True) != by_epoch:
             continue
         if scheduler['type'] == 'LinearLR':
@@ -284,4 +349,3 @@ def _fit_schedule(cfg, length, by_epoch):
             span, old_span = length - scheduler['begin'], old_end - old_begin
             scheduler['milestones'] = [m * span // old_span
                                        for m in scheduler['milestones']]
-    cfg.default_hooks.checkpoint.interval = length

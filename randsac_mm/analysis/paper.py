@@ -1,6 +1,6 @@
 """The paper's numbers for a config, read from the model index the package
 installs (``configs/metafile.yml``, in ``randsac_mm/.mim``: see
-``randsac_mm.mim``).
+``randsac_mm.installed_files``).
 
 The metafile is the one place the paper's figures are written (config
 headers cite the table and row by name). Each model there is one config;
@@ -26,14 +26,14 @@ import os.path as osp
 
 import yaml
 
-from .. import mim
+from .. import installed_files
 
 __all__ = ['FINETUNE', 'FLOPS_TABLE', 'LINEAR', 'METAFILE',
            'PaperLookupError', 'find_model', 'load_metafile',
            'paper_architecture_flops', 'paper_figure', 'paper_flops',
            'paper_results']
 
-METAFILE = osp.join(mim.MIM_ROOT, mim.METAFILE)
+METAFILE = osp.join(installed_files.MIM_ROOT, installed_files.METAFILE)
 # The metric names of a pretraining run's evaluations.
 LINEAR = 'Linear Probe Top 1 Accuracy'
 FINETUNE = 'Fine-tune Top 1 Accuracy'
@@ -63,8 +63,9 @@ def load_metafile(metafile=None):
             a result without Task, Dataset, Metrics or Paper (Table, Row),
             or a ``Scales Down`` that names no model's result.
     """
-    # mim_path says how to install the package when .mim is missing.
-    path = osp.abspath(metafile or mim.mim_path(mim.METAFILE))
+    # installed_path says how to install the package when .mim is missing.
+    path = osp.abspath(metafile or installed_files.installed_path(
+        installed_files.METAFILE))
     if not osp.isfile(path):
         raise FileNotFoundError(
             f'no metafile at {path}; pass metafile= (the default is the '
@@ -135,7 +136,7 @@ def _key(config):
         # realpath: an editable install's configs folder is a link to the
         # checkout's, where a user's paths point.
         rel = osp.relpath(osp.realpath(config),
-                          osp.realpath(mim.mim_path('configs')))
+                          osp.realpath(installed_files.installed_path('configs')))
         return (None if rel.startswith('..') else
                 osp.join('configs', rel)), name
     if osp.dirname(config):
@@ -298,7 +299,8 @@ def paper_architecture_flops(backbone, metafile=None):
         return (arch_dict(bb)['embed_dims'], bb['img_size'], bb['patch_size'])
 
     for row, entry in paper_flops(metafile).items():
-        counted = Config.fromfile(mim.mim_path(entry['config']))
+        counted = Config.fromfile(
+            installed_files.installed_path(entry['config']))
         if key(counted.model['backbone']) == key(backbone):
             return row, {name: entry[name] for name in ARCHITECTURES}
     return None

@@ -26,12 +26,30 @@ def build_model(config, checkpoint=None, seed=None, init=True):
 
     Returns:
         torch.nn.Module: the model, initialised or loaded, on the CPU.
+
+    Raises:
+        ValueError: a config whose model mmpretrain does not build (an
+            mmseg or mmdet config), naming its type.
     """
+    import os.path as osp
+
     import torch
+    from mmengine.config import Config
     from mmpretrain.apis import get_model
+    from mmpretrain.registry import MODELS
 
     from .. import registration  # noqa: F401  (our modules and model names)
     from ..evaluation.weights import load_weights
+    if isinstance(config, str) and osp.isfile(config):
+        config = Config.fromfile(config)
+    if isinstance(config, Config):
+        kind = config.model.get('type')
+        if isinstance(kind, str) and MODELS.get(kind) is None:
+            raise ValueError(
+                f'config: its model {kind!r} is not an mmpretrain model (an '
+                'mmseg or mmdet config?); build_model builds pretraining and '
+                'classification configs: train this one with '
+                'tools/train.py CONFIG')
     if seed is not None:
         torch.manual_seed(seed)
     model = get_model(config).train()

@@ -6,6 +6,11 @@ from importlib.resources import files
 from mmpretrain.datasets import ImageNet
 from mmpretrain.registry import DATASETS
 
+from .image_files import (
+    check_image_files,
+    is_hidden,
+    read_annotation_lines,
+)
 from .layout_errors import DataLayoutError, require_files
 
 __all__ = ['CheckedImageNet', 'ImageNet100', 'imagenet100_classes']
@@ -43,7 +48,10 @@ def _check_imagenet_root(dataset, data_root, split, ann_file,
 
 @DATASETS.register_module()
 class CheckedImageNet(ImageNet):
-    """mmpretrain's ImageNet with a layout check before loading.
+    """mmpretrain's ImageNet with a layout check before loading, and its
+    files checked when built (``image_files``): hidden files left out of
+    the folder layout, blank lines of an annotation file skipped and a
+    malformed one named, a missing or empty image named before training.
 
     Args:
         data_root (str): e.g. ``data/imagenet``.
@@ -63,6 +71,22 @@ class CheckedImageNet(ImageNet):
                              else 1000)
         super().__init__(data_root=data_root, split=split, ann_file=ann_file,
                          **kwargs)
+
+    def is_valid_file(self, filename):
+        # filename: relative to its class folder (mmpretrain's walk).
+        return super().is_valid_file(filename) and not is_hidden(filename)
+
+    def load_data_list(self):
+        if self.ann_file and self.with_label:
+            data_list = [
+                dict(img_path=osp.join(self.img_prefix, path),
+                     gt_label=label) for path, label in
+                read_annotation_lines(self.ann_file, type(self).__name__)]
+        else:
+            data_list = super().load_data_list()
+        check_image_files([d['img_path'] for d in data_list],
+                          type(self).__name__, self.img_prefix)
+        return data_list
 
 
 @DATASETS.register_module()
@@ -100,10 +124,12 @@ class ImageNet100(CheckedImageNet):
         for wnid in self._wnids:
             for dirpath, _, names in sorted(os.walk(osp.join(root, wnid))):
                 for name in sorted(names):
-                    if name.lower().endswith(self.extensions):
-                        samples.append(dict(
-                            img_path=osp.join(dirpath, name),
-                            gt_label=folder_to_idx[wnid]))
+                    path = osp.join(dirpath, name)
+                    if self.is_valid_file(osp.relpath(path, root)):
+                        samples.append(dict(img_path=path,
+                                            gt_label=folder_to_idx[wnid]))
         if not samples:
             raise DataLayoutError(f'ImageNet100: no images under {root!r}')
+        check_image_files([s['img_path'] for s in samples], 'ImageNet100',
+                          root)
         return samples

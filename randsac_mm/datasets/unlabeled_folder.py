@@ -1,10 +1,10 @@
 """Any folder of images, for pretraining on your own data."""
-import os
 import os.path as osp
 
 from mmpretrain.datasets import BaseDataset
 from mmpretrain.registry import DATASETS
 
+from .image_files import check_image_files, walk_images
 from .layout_errors import IMAGE_EXTENSIONS, DataLayoutError
 
 __all__ = ['UnlabeledImageFolder']
@@ -15,7 +15,10 @@ class UnlabeledImageFolder(BaseDataset):
     """Every image under ``data_root``, recursively; no labels.
 
     Files ending in .jpg, .jpeg, .png, .webp or .bmp (any case) are used,
-    in sorted path order. Set the folder with
+    in sorted path order; hidden files and folders are left out and each
+    folder is read once however many links reach it, and a missing (broken
+    link) or empty file stops the build, named (``image_files``). Set the
+    folder with
     ``--cfg-options train_dataloader.dataset.data_root=/my/images``.
 
     Args:
@@ -36,14 +39,11 @@ class UnlabeledImageFolder(BaseDataset):
         super().__init__(ann_file='', data_root=data_root, **kwargs)
 
     def load_data_list(self):
-        paths = []
-        for dirpath, dirnames, names in os.walk(self.data_root,
-                                                followlinks=True):
-            dirnames.sort()
-            paths += [osp.join(dirpath, n) for n in sorted(names)
-                      if n.lower().endswith(self.extensions)]
+        paths = walk_images(self.data_root, self.extensions,
+                            'UnlabeledImageFolder')
         if not paths:
             raise DataLayoutError(
                 f'UnlabeledImageFolder: no images ending in {self.extensions}'
                 f' under {self.data_root!r}')
+        check_image_files(paths, 'UnlabeledImageFolder', self.data_root)
         return [dict(img_path=p) for p in paths]

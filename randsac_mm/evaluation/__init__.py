@@ -1,6 +1,7 @@
 """Reusable evaluations of any checkpoint's frozen encoder: the paper's
 linear probe, a k-NN, an attentive probe and a per-layer linear probe, each
-a registered readout (``READOUTS``; ``readout.py`` says how to add one).
+a registered readout (``READOUTS``; ``readout_registry.py`` says how to
+add one).
 
 ``evaluate_frozen`` is the entry point (the demo, the study and
 ``tools/analysis/eval_frozen.py`` call it); ``labelled_loaders`` gives it
@@ -11,7 +12,7 @@ console (``quiet_mmengine_info``).
 """
 # isort: off
 # First: registers the built-in readouts in the order tables list them.
-from .readouts import read_out, readout_settings
+from .readout_runner import read_out, readout_settings
 # isort: on
 from .attentive_probe import AttentivePoolingHead, attentive_probe_accuracy
 from .frozen_eval import evaluate_frozen
@@ -26,7 +27,7 @@ from .layer_probe import best_layer
 from .linear_probe import linear_probe_accuracy
 from .probe_seeds import check_probe_seeds, mean_over_probe_seeds
 from .progress import ProgressBars, quiet_mmengine_info
-from .readout import (
+from .readout_registry import (
                       READOUTS,
                       Readout,
                       accuracy_readouts,

@@ -26,7 +26,7 @@ from .probe_training import (
     train_on_features,
 )
 from .progress import epoch_count, stage
-from .readout import Readout, register_readout
+from .readout_registry import Readout, register_readout
 
 __all__ = ['AttentivePoolingHead', 'AttentiveProbe',
            'attentive_probe_accuracy']

@@ -3,7 +3,7 @@ study and ``tools/analysis/eval_frozen.py`` call."""
 from .frozen_features import extract_readout_features
 from .probe_seeds import check_probe_seeds, mean_over_probe_seeds
 from .progress import progress_reporter, with_prefix
-from .readouts import read_out
+from .readout_runner import read_out
 
 __all__ = ['evaluate_frozen']
 

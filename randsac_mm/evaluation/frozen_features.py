@@ -3,7 +3,7 @@ import torch
 
 from ..precision import resolve_precision
 from .progress import progress_reporter, stage
-from .readout import READOUTS, check_readouts
+from .readout_registry import READOUTS, check_readouts
 
 __all__ = ['FEATURE_KINDS', 'extract_features', 'extract_layer_features',
            'extract_readout_features', 'stacked']

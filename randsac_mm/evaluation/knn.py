@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from .progress import stage
-from .readout import Readout, register_readout
+from .readout_registry import Readout, register_readout
 
 __all__ = ['KNN', 'knn_accuracy']
 

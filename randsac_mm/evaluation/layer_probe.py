@@ -5,7 +5,7 @@ import statistics
 
 from .linear_probe import linear_probe_accuracy
 from .progress import epoch_count, stage
-from .readout import Readout, register_readout
+from .readout_registry import Readout, register_readout
 
 __all__ = ['LayerProbes', 'best_layer']
 

@@ -21,7 +21,7 @@ from .probe_training import (
     train_on_features,
 )
 from .progress import epoch_count, stage
-from .readout import Readout, register_readout
+from .readout_registry import Readout, register_readout
 
 __all__ = ['LinearProbe', 'linear_probe_accuracy']
 

@@ -3,7 +3,7 @@
 once."""
 import statistics
 
-from .readout import READOUTS
+from .readout_registry import READOUTS
 
 __all__ = ['check_probe_seeds', 'mean_over_probe_seeds']
 

@@ -59,3 +59,42 @@ def test_step_milestones_move_to_the_same_fractions_of_the_run():
     cfg = Config.fromfile(path)
     set_epochs(cfg, 6)  # rounded down
     assert cfg.param_scheduler[1].milestones == [4, 5]
+
+
+def _run_config(config, options):
+    """``config`` as tools/train.py reads it with ``--cfg-options``."""
+    from randsac_mm._cli.config import apply_cfg_options
+    cfg = Config.fromfile(config)
+    apply_cfg_options(cfg, options)
+    return cfg
+
+
+def test_a_longer_run_on_the_command_line_fits_its_schedule(logged):
+    """mmpretrain's way to a longer run, ``--cfg-options
+    train_cfg.max_epochs=40``, stretches the decay to the new end (the
+    config's own would stop decaying at its epoch 10) and says so."""
+    warmup, decay = _spans(Config.fromfile(DEMO))
+    assert warmup[0] == 'LinearLR' and decay[1:] == (warmup[2], 10)
+    cfg = _run_config(DEMO, {'train_cfg.max_epochs': 40})
+    assert cfg.train_cfg.max_epochs == 40
+    assert _spans(cfg) == [warmup, (decay[0], warmup[2], 40)]
+    # Validation and checkpoints stay the user's (a study's run sets them
+    # to its end; set_epochs above).
+    assert cfg.default_hooks.checkpoint.interval == \
+        Config.fromfile(DEMO).default_hooks.checkpoint.interval
+    assert 'train_cfg.max_epochs=40 (the config: 10): the learning-rate ' \
+        'schedule fitted to 40 epochs' in '\n'.join(logged)
+
+
+def test_iterations_on_the_command_line_do_the_same():
+    cfg = _run_config(SEGMENTATION, {'train_cfg.max_iters': 8000})
+    assert _spans(cfg) == [('LinearLR', 0, 50), ('PolyLR', 50, 8000)]
+
+
+def test_a_schedule_given_on_the_command_line_is_left_as_given(logged):
+    cfg = _run_config(DEMO, {'train_cfg.max_epochs': 40,
+                             'param_scheduler.1.end': 20})
+    assert _spans(cfg)[1][2] == 20
+    same = _run_config(DEMO, {'train_cfg.max_epochs': 10})
+    assert _spans(same) == _spans(Config.fromfile(DEMO))
+    assert 'fitted' not in '\n'.join(logged)

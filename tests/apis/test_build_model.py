@@ -6,7 +6,6 @@ import torch
 from mmengine.config import Config
 
 from randsac_mm.apis import build_model
-from randsac_mm.visualization.reconstruction import predict_images
 
 from ..conftest import REPO_ROOT
 
@@ -36,8 +35,11 @@ def test_seed_gives_the_same_untrained_model_and_checkpoint_loads(tmp_path):
     assert torch.equal(loaded.state_dict()[key], a.state_dict()[key])
 
 
-def test_predict_images_refuses_a_model_that_would_not_normalise():
-    from mmpretrain.registry import MODELS
-    model = MODELS.build(Config.fromfile(CONFIG).model)  # no preprocessor
-    with pytest.raises(ValueError, match='build_model'):
-        predict_images(model, None, None)
+
+def test_a_downstream_config_is_refused_naming_its_model():
+    segmentation = osp.join(
+        REPO_ROOT, 'configs', 'segmentation',
+        'upernet_randsac-vit-mini-p4_1xb8-4k_digit-scenes-64x64.py')
+    with pytest.raises(ValueError, match="config: its model "
+                       "'EncoderDecoder' is not an mmpretrain model"):
+        build_model(segmentation)

@@ -57,11 +57,25 @@ custom_hooks = [dict(type='NonFiniteLossHook'),
                if v.is_floating_point())
 
 
-def test_finite_losses_pass():
+@pytest.mark.parametrize('outputs', [
+    {'loss': torch.tensor(1.5)}, {'loss': 2.0}, {}, None])
+def test_a_finite_or_missing_loss_goes_on(outputs):
     from randsac_mm.engine import NonFiniteLossHook
-    NonFiniteLossHook().after_train_iter(None, 0, outputs={
-        'loss': torch.tensor(1.5)})
-    NonFiniteLossHook().after_train_iter(None, 0, outputs={})
+    assert NonFiniteLossHook().after_train_iter(
+        _Runner(), 0, outputs=outputs) is None
+
+
+@pytest.mark.parametrize('value', [float('nan'), float('inf'),
+                                   -float('inf')])
+def test_a_non_finite_loss_stops_naming_it_and_the_last_checkpoint(value):
+    from randsac_mm.engine import NonFiniteLossHook
+    with pytest.raises(FloatingPointError) as info:
+        NonFiniteLossHook().after_train_iter(
+            _Runner(), 0, outputs={'loss': torch.tensor(value)})
+    assert str(info.value).startswith(
+        f'non-finite training loss {value} at iteration 7 (epoch 2)')
+    assert 'Last good checkpoint: work_dirs/x/epoch_1.pth' in \
+        str(info.value)
 
 
 def test_a_loss_that_requires_grad_is_read_without_a_warning():

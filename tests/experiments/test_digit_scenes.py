@@ -2,6 +2,7 @@
 that they are the same from the same seed, and that mmseg's and mmdet's
 own data set code reads them (and mmdet's COCO metric scores them)."""
 import json
+import os
 import os.path as osp
 
 import numpy as np
@@ -182,3 +183,42 @@ def test_a_scene_smaller_than_a_digit_is_refused(tmp_path):
     with pytest.raises(UserError, match='--size: 16 px; give at least 32'):
         digit_scenes.make_scenes(str(tmp_path), 1, 1, size=16)
     assert not osp.exists(tmp_path / 'images')
+
+
+def _count(folder):
+    return len(os.listdir(folder))
+
+
+def test_fewer_scenes_over_more_replace_them_all(tmp_path):
+    out = tmp_path / 'scenes'
+    quiet = dict(log=lambda line: None, size=64)
+    digit_scenes.make_scenes(str(out), 6, 3, **quiet)
+    digit_scenes.make_scenes(str(out), 2, 1, **quiet)
+    assert _count(out / 'images' / 'training') == 2
+    assert _count(out / 'annotations' / 'validation') == 1
+    assert json.loads((out / 'statistics.json').read_text())[
+        'training']['scenes'] == 2
+    assert not osp.exists(f'{out}.partial')
+
+
+def test_an_interrupted_run_leaves_the_old_scenes_whole(tmp_path,
+                                                        monkeypatch):
+    out = tmp_path / 'scenes'
+    digit_scenes.make_scenes(str(out), 2, 1, log=lambda line: None)
+    before = sorted(p.name for p in (out / 'images' / 'training').iterdir())
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(digit_scenes, 'write_json', interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        digit_scenes.make_scenes(str(out), 5, 1, log=lambda line: None)
+    assert sorted(p.name for p in (out / 'images' / 'training').iterdir()) \
+        == before  # the 5 new scenes stayed in scenes.partial
+
+
+def test_a_folder_of_other_files_is_refused_and_kept(tmp_path):
+    (tmp_path / 'mine.txt').write_text('keep me')
+    with pytest.raises(UserError, match=r'--out: .* holds files that are '
+                       'not digit scenes'):
+        digit_scenes.make_scenes(str(tmp_path), 1, 1)
+    assert os.listdir(tmp_path) == ['mine.txt']

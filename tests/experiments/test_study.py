@@ -506,3 +506,26 @@ def test_a_run_checkpoints_at_its_read_out_epochs_and_between(
     hook = cfg.default_hooks.checkpoint
     assert (hook.interval, hook.max_keep_ckpts) == (interval, kept)
     assert all(e % hook.interval == 0 for e in eval_epochs)
+
+
+def test_readouts_of_other_settings_are_never_written_over(tmp_path):
+    """A rerun in the same work dir with another data root is refused in
+    one line before it evaluates; the first study's record stays."""
+    from randsac_mm._cli.errors import UserError
+    first, other = (study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, variants=['random'],
+        seeds=[0], readouts=['linear'], work_dir=str(tmp_path),
+        data_root=root) for root in ('/data/a', '/data/b'))
+    (tmp_path / 'runs' / 'random_seed0').mkdir(parents=True)
+    wanted, path = study.recorded_readouts('random', 0, 0, first)
+    with open(path, 'w') as f:
+        json.dump(dict(wanted, linear=75.0), f)
+    kept = open(path).read()
+
+    def no_data():
+        raise AssertionError('evaluated before refusing')
+    with pytest.raises(UserError, match=r'--work-dir: .*eval_epoch0.json '
+                       "holds readouts of other settings .*'/data/a'"):
+        study.evaluate('random', 0, 0, other, no_data)
+    assert open(path).read() == kept
+    assert not study.is_recorded('random', 0, 0, other)  # a report: not yet

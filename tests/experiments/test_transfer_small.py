@@ -7,7 +7,7 @@ import os.path as osp
 import pytest
 from PIL import Image
 
-from experiments import transfer_small
+from experiments.transfer_small import cli, runs, study
 from randsac_mm._cli.errors import UserError
 
 from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
@@ -31,11 +31,11 @@ def test_quick_study_writes_records_table_and_pictures(quick):
     work, out = quick
     records = work / 'records'
     table = json.loads((work / 'records.json').read_text())
-    inits = transfer_small.QUICK['inits']
+    inits = cli.QUICK['inits']
     expected = [(task, init, 0, metric)
-                for task in transfer_small.QUICK['tasks']
+                for task in cli.QUICK['tasks']
                 for init in inits
-                for metric in transfer_small.TASKS[task]['metrics']]
+                for metric in runs.TASKS[task]['metrics']]
     assert [(r['task'], r['init'], r['seed'], r['metric'])
             for r in table['rows']] == expected
     for row in table['rows']:
@@ -94,14 +94,21 @@ def test_a_second_run_reuses_every_record(quick):
     work, _ = quick
     before = (work / 'records.json').read_text()
     pictures = [work / 'records' / f'{task}.png'
-                for task in transfer_small.QUICK['tasks']]
+                for task in cli.QUICK['tasks']]
     for picture in pictures:
         picture.unlink()
     again = run_tool([*STUDY, '--quick', '--work-dir', work,
                       '--report-only'], timeout=120)
     assert 'Iter(train)' not in again.stdout + again.stderr
+    # Each reused record is announced, not shown as a fresh result.
+    for step in ('[pretrain] randsac-square', '[readout] random',
+                 '[segmentation] randsac-square seed 0',
+                 '[detection] random seed 0'):
+        assert f'{step}: recorded in ' in again.stdout, step
     assert json.loads((work / 'records.json').read_text())['rows'] == \
         json.loads(before)['rows']
+    # Named only when another study's pretrainings are used.
+    assert 'pretrained_from' not in json.loads(before)['settings']
     # The report draws the pictures again from the runs' checkpoints.
     for picture in pictures:
         assert f'wrote {picture}' in again.stdout
@@ -122,15 +129,14 @@ def test_records_of_other_settings_stop_the_study(quick):
 
 
 def test_summary_spreads_over_seeds_and_pairs_gains_by_seed():
-    from experiments.transfer_small import TransferSettings, summary
     rows = [dict(task='segmentation', metric='mIoU', init=init, seed=seed,
                  value=value)
             for init, seed, value in (('random', 0, 40.0), ('random', 1, 44.0),
                                       ('mae', 0, 38.0), ('mae', 1, 45.0),
                                       ('randsac-square', 0, 30.0))]
-    settings = TransferSettings(tasks=('segmentation', ),
-                                inits=('randsac-square', 'mae', 'random'))
-    entries = {e['init']: e for e in summary(rows, settings)}
+    settings = runs.TransferSettings(
+        tasks=('segmentation', ), inits=('randsac-square', 'mae', 'random'))
+    entries = {e['init']: e for e in study.summary(rows, settings)}
     assert entries['mae']['std'] == pytest.approx(4.9497, abs=1e-4)
     assert entries['mae']['gain_over_random'] == pytest.approx(-0.5)
     assert entries['randsac-square']['std'] is None  # one seed
@@ -140,36 +146,36 @@ def test_summary_spreads_over_seeds_and_pairs_gains_by_seed():
 
 def test_unknown_initialisation_is_refused_with_the_choices():
     with pytest.raises(SystemExit):
-        transfer_small.parse_args(['--inits', 'imagenet'])
-    with pytest.raises(transfer_small.UserError, match='--tasks: nope'):
-        transfer_small.TransferSettings(tasks=('nope', ))
+        cli.parse_args(['--inits', 'imagenet'])
+    with pytest.raises(UserError, match='--tasks: nope'):
+        runs.TransferSettings(tasks=('nope', ))
 
 
 def test_pretraining_digits_beyond_the_split_are_refused():
     from mmengine.config import Config
     dataset = Config.fromfile(
-        transfer_small.PRETRAININGS['mae']).train_dataloader.dataset
-    assert transfer_small.check_digits(dataset, 4000) == 4000
-    with pytest.raises(transfer_small.UserError,
+        runs.PRETRAININGS['mae']).train_dataloader.dataset
+    assert study.check_digits(dataset, 4000) == 4000
+    with pytest.raises(UserError,
                        match='pretrain_digits: 4001 is more than the 4000'):
-        transfer_small.check_digits(dataset, 4001)
+        study.check_digits(dataset, 4001)
 
 
 def test_one_runs_config_changes_nothing_in_the_next():
     # The order of a seed: random init (no checkpoint), then the frozen
     # encoder, then the next seed's first pretraining; and the readout's
     # changes to the encoder (img_size, scales) in between.
-    settings = transfer_small.TransferSettings()
-    cfg = transfer_small.run_config('segmentation', 'random', 0, None,
+    settings = runs.TransferSettings()
+    cfg = runs.run_config('segmentation', 'random', 0, None,
                                     settings)
     assert cfg.model.backbone.init_cfg is None
     cfg.model.backbone.scales = (1, 1, 1, 1)
-    frozen = transfer_small.run_config(
+    frozen = runs.run_config(
         'segmentation', 'randsac-square-frozen', 0, 'a.pth', settings)
     assert frozen.model.backbone.init_cfg.checkpoint == 'a.pth'
     assert frozen.model.backbone.frozen_stages == 'all'
     assert frozen.model.backbone.scales == (2, 1, 0.5, 0.25)
-    square = transfer_small.run_config('segmentation', 'randsac-square', 1,
+    square = runs.run_config('segmentation', 'randsac-square', 1,
                                        'b.pth', settings)
     assert square.model.backbone.init_cfg.checkpoint == 'b.pth'
     assert square.model.backbone.get('frozen_stages') != 'all'
@@ -177,21 +183,21 @@ def test_one_runs_config_changes_nothing_in_the_next():
 
 
 def test_cfg_options_reach_each_run_and_its_record_but_not_the_length():
-    values = transfer_small.parse_args([
+    values = cli.parse_args([
         '--cfg-options', 'optim_wrapper.paramwise_cfg.layer_decay_rate=1.0',
         'train_cfg.max_iters=7', 'model.backbone.out_indices=(1,2,3,5)',
         '--segmentation-iters', '40'])
-    settings = transfer_small.TransferSettings(**values)
+    settings = runs.TransferSettings(**values)
     # Held as a record holds them (JSON: a tuple reads back as a list).
     assert settings.cfg_options['model.backbone.out_indices'] == [1, 2, 3, 5]
-    cfg = transfer_small.run_config('segmentation', 'random', 0, None,
+    cfg = runs.run_config('segmentation', 'random', 0, None,
                                     settings)
     assert cfg.optim_wrapper.paramwise_cfg.layer_decay_rate == 1.0
     assert cfg.train_cfg.max_iters == 40  # the study's flag wins
     assert settings.recorded(dict(a=1)) == dict(
         a=1, cfg_options=settings.cfg_options)
     # Without options a record's settings are as before (old records hold).
-    assert transfer_small.TransferSettings().recorded(dict(a=1)) == dict(a=1)
+    assert runs.TransferSettings().recorded(dict(a=1)) == dict(a=1)
 
 
 def test_a_bf16_run_is_never_taken_for_a_float32_record(monkeypatch,
@@ -200,7 +206,7 @@ def test_a_bf16_run_is_never_taken_for_a_float32_record(monkeypatch,
     in bf16 refuses the float32 records (and the reverse), before any
     work; float32 records keep the settings they had."""
     from randsac_mm.precision import CPU_PRECISION_ENV
-    settings = transfer_small.TransferSettings()
+    settings = runs.TransferSettings()
     monkeypatch.setenv(CPU_PRECISION_ENV, 'bfloat16')
     wanted = settings.recorded(dict(a=1))
     assert wanted == dict(a=1, precision='bfloat16')
@@ -209,9 +215,9 @@ def test_a_bf16_run_is_never_taken_for_a_float32_record(monkeypatch,
     with pytest.raises(UserError, match=r"run\.json records other settings "
                        r"\(\{'a': 1\}; asked \{'a': 1, 'precision': "
                        r"'bfloat16'\}\)"):
-        transfer_small.read_record(str(path), wanted)
+        study.read_record(str(path), wanted)
     monkeypatch.setenv(CPU_PRECISION_ENV, 'float32')
-    assert transfer_small.read_record(
+    assert study.read_record(
         str(path), settings.recorded(dict(a=1)))['settings'] == dict(a=1)
 
 
@@ -229,11 +235,11 @@ def test_an_unknown_cfg_option_is_one_line_naming_it_and_makes_nothing(
 
 
 def test_a_run_checkpoints_each_quarter_keeping_the_latest():
-    settings = transfer_small.TransferSettings(segmentation_iters=4000,
+    settings = runs.TransferSettings(segmentation_iters=4000,
                                                detection_epochs=6)
-    segmentation = transfer_small.run_config('segmentation', 'random', 0,
+    segmentation = runs.run_config('segmentation', 'random', 0,
                                              None, settings)
-    detection = transfer_small.run_config('detection', 'random', 0, None,
+    detection = runs.run_config('detection', 'random', 0, None,
                                           settings)
     hooks = segmentation.default_hooks.checkpoint, \
         detection.default_hooks.checkpoint
@@ -244,11 +250,11 @@ def test_a_run_checkpoints_each_quarter_keeping_the_latest():
 
 
 def test_each_task_runs_its_initialisations_seed_major():
-    settings = transfer_small.TransferSettings(seeds=(0, 1))
-    runs = settings.runs_of('detection')
-    assert runs[:4] == [(init, 0) for init in
-                        transfer_small.TASKS['detection']['inits']]
-    assert ('randsac-square-frozen', 0) not in runs
+    settings = runs.TransferSettings(seeds=(0, 1))
+    order = settings.runs_of('detection')
+    assert order[:4] == [(init, 0) for init in
+                         runs.TASKS['detection']['inits']]
+    assert ('randsac-square-frozen', 0) not in order
     assert ('randsac-square-frozen', 1) in settings.runs_of('segmentation')
 
 
@@ -257,7 +263,7 @@ def test_the_readouts_canvas_holds_each_digit_token_for_token():
     the token grid, the rest empty; offsets vary over the images."""
     import numpy as np
 
-    from experiments.transfer_small_readout import _on_canvas
+    from experiments.transfer_small.readout import _on_canvas
     rng = np.random.default_rng(1)
     digits = rng.integers(1, 256, (50, 32, 32)).astype(np.uint8)
     canvas = _on_canvas(digits, 64, 4, seed=3)
@@ -285,7 +291,7 @@ def mae_checkpoint(tmp_path_factory):
     from randsac_mm._cli.checks import build_model_for_checks
     torch.manual_seed(0)
     model = build_model_for_checks(Config.fromfile(
-        osp.join(REPO_ROOT, transfer_small.PRETRAININGS['mae'])))
+        osp.join(REPO_ROOT, runs.PRETRAININGS['mae'])))
     assert model.backbone.cls_token is not None
     return save_moved_checkpoint(
         model, tmp_path_factory.mktemp('mae') / 'epoch_1.pth')
@@ -298,7 +304,7 @@ def _segmentation_model(checkpoint):
 
     import randsac_mm.downstream  # noqa: F401
     cfg = Config.fromfile(osp.join(
-        REPO_ROOT, transfer_small.TASKS['segmentation']['config']))
+        REPO_ROOT, runs.TASKS['segmentation']['config']))
     cfg.model.backbone.init_cfg.checkpoint = checkpoint
     with DefaultScope.overwrite_default_scope('mmseg'):
         model = MODELS.build(cfg.model)
@@ -310,7 +316,7 @@ def test_an_mae_checkpoint_reaches_the_pyramid_through_the_converter(
         mae_checkpoint):
     import torch
     from mmpretrain.models.utils import resize_pos_embed
-    encoder = transfer_small.downstream_encoder(mae_checkpoint, 64)
+    encoder = study.downstream_encoder(mae_checkpoint, 64)
     assert encoder.endswith('epoch_1_encoder-64px.pth')
     model = _segmentation_model(encoder)
     source = torch.load(mae_checkpoint)['state_dict']
@@ -325,7 +331,7 @@ def test_an_mae_checkpoint_reaches_the_pyramid_through_the_converter(
         torch.testing.assert_close(loaded[key], expected, rtol=0, atol=0,
                                    msg=key)
     # Converted once: a second call reuses the file.
-    assert transfer_small.downstream_encoder(mae_checkpoint, 64) == encoder
+    assert study.downstream_encoder(mae_checkpoint, 64) == encoder
 
 
 def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
@@ -342,38 +348,38 @@ def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
 def test_pretrained_from_uses_another_studys_pretraining_or_says_why_not(
         tmp_path):
     other_work, other_records = tmp_path / 'study', tmp_path / 'records'
-    values = transfer_small.parse_args([
+    values = cli.parse_args([
         '--pretrained-from', str(other_work), str(other_records),
         '--work-dir', str(tmp_path / 'check')])
-    settings = transfer_small.TransferSettings(**values)
+    settings = runs.TransferSettings(**values)
     assert settings.pretrained_from == (str(other_work), str(other_records))
     # No record there: refused, naming the flag and the file.
-    with pytest.raises(transfer_small.UserError,
+    with pytest.raises(UserError,
                        match='--pretrained-from: .*pretrain_mae.json: no '
                        'record, not of the pretraining'):
-        transfer_small.pretrain('mae', settings, log=lambda line: None)
-    wanted = dict(pretraining='mae', config=transfer_small.PRETRAININGS['mae'],
+        study.pretrain('mae', settings, log=lambda line: None)
+    wanted = dict(pretraining='mae', config=runs.PRETRAININGS['mae'],
                   seed=0, epochs=settings.pretrain_epochs,
                   digits=settings.pretrain_digits)
     other_records.mkdir()
     (other_records / 'pretrain_mae.json').write_text(json.dumps(
         dict(settings=wanted, losses=[], minutes=4.0)))
     # The record without its checkpoint: refused too (a report needs none).
-    with pytest.raises(transfer_small.UserError,
+    with pytest.raises(UserError,
                        match='epoch_10.pth does not exist'):
-        transfer_small.pretrain('mae', settings, log=lambda line: None)
-    report = transfer_small.TransferSettings(**values, report_only=True)
+        study.pretrain('mae', settings, log=lambda line: None)
+    report = runs.TransferSettings(**values, report_only=True)
     checkpoint = other_work / 'pretrain' / 'mae' / 'epoch_10.pth'
-    assert transfer_small.pretrain('mae', report) == (str(checkpoint), 0.0)
+    assert study.pretrain('mae', report) == (str(checkpoint), 0.0)
     checkpoint.parent.mkdir(parents=True)
     checkpoint.write_bytes(b'')
     said = []
-    assert transfer_small.pretrain('mae', settings, log=said.append) == (
+    assert study.pretrain('mae', settings, log=said.append) == (
         str(checkpoint), 0.0)  # its minutes are not counted again
     assert said == [f'[pretrain] mae: reused from {other_work}']
     assert not (tmp_path / 'check').exists()  # nothing written here
     # Another epoch count is another pretraining: its record does not match.
-    longer = transfer_small.TransferSettings(**values, pretrain_epochs=40)
-    with pytest.raises(transfer_small.UserError,
+    longer = runs.TransferSettings(**values, pretrain_epochs=40)
+    with pytest.raises(UserError,
                        match="mae.json: the record of .*'epochs': 10"):
-        transfer_small.pretrain('mae', longer, log=lambda line: None)
+        study.pretrain('mae', longer, log=lambda line: None)

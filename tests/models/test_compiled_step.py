@@ -51,7 +51,7 @@ SEEDS = (0, 2)
 # Through AOT autograd without code generation, which traces exactly what
 # inductor would compile, in a tenth of the time; inductor itself compiles
 # the step in the acceptance run's smoke test (tools/train.py --compile,
-# tests/experiments/test_gpu_acceptance.py).
+# tests/experiments/benchmarks/test_gpu_acceptance.py).
 @pytest.mark.parametrize('variant', VARIANTS)
 @pytest.mark.heavy
 def test_the_compiled_loss_is_the_eager_loss(variant, backend='aot_eager'):

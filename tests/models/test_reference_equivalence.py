@@ -5,9 +5,8 @@ import torch
 from mmpretrain.registry import MODELS
 
 import randsac_mm.registration  # noqa: F401  (registers RandSAC)
-from experiments import throughput as benchmark
-
-from . import reference_randsac as reference
+from experiments import reference_randsac as reference
+from experiments.benchmarks import throughput as benchmark
 
 
 @pytest.mark.parametrize('setting', list(benchmark.SETTINGS))

@@ -30,6 +30,7 @@ PYTHON_TOOLS = sorted(osp.relpath(p, REPO_ROOT) for p in glob.glob(
     osp.join(REPO_ROOT, 'tools', '**', '*.py'), recursive=True))
 # User commands outside tools/ that take paths.
 COMMANDS = PYTHON_TOOLS + ['experiments.demo', 'experiments.digit_scenes',
+                           'experiments.paper_scale',
                            'experiments.transfer_small']
 SCRIPTS = sorted(osp.relpath(p, REPO_ROOT) for p in glob.glob(
     osp.join(REPO_ROOT, 'tools', '*.sh')))

@@ -3,9 +3,9 @@ tools/visualization/vis_reconstruction.py, vis_segments.py and the demo
 (python -m experiments.demo), one row each: exit code 2 and one line,
 ``<tool>: error: <what is wrong>, <what is allowed>``, naming the argument,
 no traceback, before any work. Then what these tools show: progress on
-stderr, no line per parameter from mmengine, a data config without
-``collate_fn`` giving the same features, a config's own layout drawn and
-labelled.
+stderr, no line per parameter from mmengine, a config's own layout drawn
+and labelled (the evaluation's loaders and progress:
+tests/evaluation/test_labelled_data_and_progress.py).
 
 Most rows run the tool's ``main`` in this process (as its ``__main__``
 does, through ``run_tool``, with its ``sys.argv``), a few in a process of
@@ -345,111 +345,6 @@ def test_vis_reconstruction_shows_progress_quietly(files, tmp_path):
     assert '] 4/4,' in stderr
     assert not PARAMETER_LINE.search(stdout + stderr)
     assert stdout.startswith('wrote ') and len(os.listdir(tmp_path)) == 3
-
-
-@pytest.fixture(scope='module')
-def digit_loaders():
-    """32 training and 32 test digits of the usual data config (no
-    collate_fn), and of the same config with default_collate."""
-    from randsac_mm.evaluation import labelled_loaders
-    usual = Config.fromfile(DIGITS)
-    stacked = Config.fromfile(DIGITS)
-    for key in ('train_dataloader', 'test_dataloader'):
-        stacked[key]['collate_fn'] = dict(type='default_collate')
-    return [labelled_loaders(cfg, 32, 32, spread=True, unaugmented=True)
-            for cfg in (usual, stacked)]
-
-
-def test_both_collations_give_the_same_features(digit_loaders):
-    from randsac_mm.evaluation import extract_features, extract_layer_features
-    model = built(PRETRAIN)
-    (usual, _), (stacked, _) = digit_loaders
-    assert usual.collate_fn.func.__name__ == 'pseudo_collate'
-    for extract in (extract_features, extract_layer_features,
-                    lambda m, loader: extract_features(m, loader, True)):
-        features, labels = extract(model, usual)
-        expected, expected_labels = extract(model, stacked)
-        assert torch.equal(features, expected)
-        assert torch.equal(labels, expected_labels)
-
-
-def test_training_images_are_spread_and_not_augmented(digit_loaders):
-    """A classifier's data config: the training images go through the test
-    pipeline in order; a count picks images all over the data set."""
-    from randsac_mm.evaluation import labelled_loaders
-    (train, test), _ = digit_loaders
-    assert [type(t).__name__ for t in train.dataset.pipeline.transforms] \
-        == ['PackInputs'] and not train.sampler.shuffle
-    assert len(train.dataset) == 32 == len(test.dataset)
-    # MNIST5k is sorted by class: its first 64 digits are all zeros.
-    import randsac_mm.registration  # noqa: F401
-    mnist, _ = labelled_loaders(osp.join(DATASETS, 'mnist5k.py'), 64, 10,
-                                spread=True)
-    labels = {int(mnist.dataset.get_data_info(i)['gt_label'])
-              for i in range(64)}
-    assert labels == set(range(10))
-    first, _ = labelled_loaders(osp.join(DATASETS, 'mnist5k.py'), 64, 10)
-    assert {int(first.dataset.get_data_info(i)['gt_label'])
-            for i in range(64)} == {0}  # the study's subsets: unchanged
-
-
-def test_progress_reports_every_step(digit_loaders):
-    from randsac_mm.evaluation import evaluate_frozen
-    model = built(PRETRAIN)
-    stages = {}
-
-    def progress(title, total):
-        stages[title] = [total, 0]
-
-        def tick():
-            stages[title][1] += 1
-
-        return tick
-
-    train, test = digit_loaders[0]
-    result = evaluate_frozen(model, train, test, k=5, probe_epochs=2,
-                             readouts=('linear', 'knn', 'layers'),
-                             probe_seeds=[0, 1], progress=progress)
-    assert all(total == done for total, done in stages.values()), stages
-    assert stages['features of the 32 training images (1 batch, float32)'] \
-        == [1, 1]
-    assert stages['probe seed 1: linear probe: 2 epochs on 32 features'] \
-        == [2, 2]
-    assert stages['probe seed 0: k-NN (k=5): 32 test images'] == [1, 1]
-    assert stages['probe seed 0: linear probes of the 6 layers: 6 x 2 '
-                  'epochs'] == [12, 12]
-    # Quiet by default, and the same result.
-    assert evaluate_frozen(model, train, test, k=5, probe_epochs=2,
-                           readouts=('linear', 'knn', 'layers'),
-                           probe_seeds=[0, 1]) == result
-
-
-def test_models_build_without_a_line_per_parameter():
-    """A process without a Runner: mmengine logs a line per parameter at
-    INFO when a model initialises, not inside quiet_mmengine_info."""
-    from mmengine.logging import MMLogger
-
-    from randsac_mm.apis import build_model
-    from randsac_mm.evaluation import quiet_mmengine_info
-    logger = MMLogger.get_instance('quiet_build_test', log_level='INFO')
-    before = logger.level
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    logger.addHandler(handler)
-    try:
-        build_model(PRETRAIN)
-        loud = stream.getvalue()
-        stream.seek(0)
-        stream.truncate()
-        with quiet_mmengine_info():
-            build_model(PRETRAIN)
-            logger.warning('still shown')
-        after = logger.level
-    finally:
-        logger.removeHandler(handler)
-    assert len(PARAMETER_LINE.findall(loud)) > 50
-    assert stream.getvalue() == 'still shown\n'
-    assert after == before  # as it was
 
 
 def test_the_demo_keeps_its_training_log_and_drops_parameter_lines(

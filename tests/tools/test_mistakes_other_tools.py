@@ -4,9 +4,9 @@ argument and what it takes, no traceback; and every tool's ``--help`` has
 its whole description and every option's help and default.
 
 The silent wrong results of before have their own checks: an export that
-left out ``ln2`` (tests/apis/test_export.py compares the features), and
+left out ``ln2`` (tests/checkpoint/test_export.py compares the features), and
 the throughput benchmark's 0.00 for unmeasured columns
-(tests/experiments/test_throughput.py).
+(tests/experiments/benchmarks/test_throughput.py).
 
 Most rows run the tool's ``main`` in this process (``tool_runs``), the
 ``AS_A_USER`` rows in a process of their own, as a user runs them."""
@@ -44,15 +44,15 @@ DOWNSTREAM = 'tools/model_converters/randsac2downstream.py'
 MEMORY = 'tools/analysis/pretrain_memory.py'
 FLOPS = 'tools/analysis/get_flops.py'
 # Experiment commands: modules run with python -m (tool_command).
-BLOBS = 'experiments.blob_counts'
-THROUGHPUT = 'experiments.throughput'
-PIPELINE = 'experiments.data_pipeline'
-LAYOUT = 'experiments.layout_speed'
+BLOBS = 'experiments.benchmarks.blob_counts'
+THROUGHPUT = 'experiments.benchmarks.throughput'
+PIPELINE = 'experiments.benchmarks.data_pipeline'
+LAYOUT = 'experiments.benchmarks.layout_speed'
 STUDY = 'experiments.study'
-ACCEPTANCE = 'experiments.gpu_acceptance'
+ACCEPTANCE = 'experiments.benchmarks.gpu_acceptance'
 SCENES = 'experiments.digit_scenes'
 PAPER_SCALE = 'experiments.paper_scale'
-PAPER_SCALE_SPEED = 'experiments.paper_scale_speed'
+PAPER_SCALE_SPEED = 'experiments.benchmarks.paper_scale_speed'
 TOOLS = [EXPORT, DOWNSTREAM, MEMORY, FLOPS, BLOBS, THROUGHPUT, PIPELINE,
          LAYOUT, STUDY, ACCEPTANCE, SCENES, PAPER_SCALE, PAPER_SCALE_SPEED]
 

@@ -1,17 +1,13 @@
 """Tools on a checkpoint the suite trains: the pictures of
-tools/visualization/vis_reconstruction.py (and the prediction they draw)
-and the readouts of tools/analysis/eval_frozen.py."""
+tools/visualization/vis_reconstruction.py and the readouts of
+tools/analysis/eval_frozen.py."""
 import json
 
 import numpy as np
 import pytest
-import torch
-from mmengine.config import Config
 from PIL import Image
 
-from randsac_mm.apis import build_model
-from randsac_mm.datasets import MNIST5k, RandSACSegmentGenerator
-from randsac_mm.visualization.reconstruction import predict_images
+from randsac_mm.datasets import MNIST5k
 
 from ..conftest import REPO_ROOT, run_tool
 
@@ -65,40 +61,6 @@ def test_bad_input_is_refused(checkpoint, tmp_path):
                        match='not a RandSAC pretraining config'):
         run_tool(['tools/visualization/vis_reconstruction.py', mae,
                   checkpoint, '--dataset'])
-
-
-def test_prediction_keeps_the_first_segment_and_predicts_the_rest(
-        checkpoint):
-    cfg = Config.fromfile(CONFIG)
-    model = build_model(cfg, str(checkpoint))
-    images = np.stack([MNIST5k(split='test').get_data_info(i)['img']
-                       for i in range(4)])
-    generator = RandSACSegmentGenerator.from_config(cfg)
-    np.random.seed(0)
-    ranks = np.stack([generator(dict())['token_rank'] for _ in images])
-    shown = predict_images(model, images, ranks)
-    assert shown.shape == images.shape and shown.dtype == np.uint8
-    first = np.kron((ranks == 0).reshape(-1, 8, 8),
-                    np.ones((4, 4), dtype=bool))  # [B, 32, 32] pixels
-    assert np.array_equal(shown[first], images[first])
-    # Predicted pixels are the model's, not copies of the image.
-    assert not np.array_equal(shown[~first], images[~first])
-    # ... and they are exactly the head's output mapped back to pixels.
-    out = model.reconstruct(
-        (torch.from_numpy(images).permute(0, 3, 1, 2).float() -
-         model.data_preprocessor.mean) / model.data_preprocessor.std,
-        [_sample(r) for r in ranks])
-    pixels = model.head.unpatchify(out['pred'], (8, 8)) * \
-        model.data_preprocessor.std + model.data_preprocessor.mean
-    expected = pixels.clamp(0, 255).round().byte().permute(0, 2, 3, 1)
-    assert np.array_equal(shown[~first], expected.numpy()[~first])
-
-
-def _sample(rank):
-    from mmpretrain.structures import DataSample
-    sample = DataSample()
-    sample.set_field(rank, 'token_rank')
-    return sample
 
 
 def test_frozen_evaluation_of_the_trained_checkpoint(checkpoint, tmp_path):

@@ -31,7 +31,7 @@ that a data set sorted by class (MNIST5k) keeps every class.
 """
 import os.path as osp
 
-from randsac_mm._cli.args import positive_float, positive_int
+from randsac_mm._cli.args import positive_float, positive_int, seed_value
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
@@ -44,7 +44,7 @@ from randsac_mm._cli.paths import (
 
 
 def parse_args(argv=None):
-    from randsac_mm.evaluation.readout import READOUTS, readout_title
+    from randsac_mm.evaluation.readout_registry import READOUTS, readout_title
     parser = ToolParser(description=__doc__)
     parser.add_path('config', kind=CONFIG, help='the pretraining config the '
                         'checkpoint was trained with (RandSAC, MAE)')
@@ -75,9 +75,9 @@ def parse_args(argv=None):
                         help='readouts: ' + ', '.join(
                             f'{name} ({readout_title(name)})'
                             for name in READOUTS))
-    parser.add_argument('--seed', type=int, default=0,
+    parser.add_argument('--seed', type=seed_value, default=0,
                         help='seeds the probes and a --random-init model')
-    parser.add_argument('--probe-seeds', type=int, nargs='+',
+    parser.add_argument('--probe-seeds', type=seed_value, nargs='+',
                         help='train the probes once per seed on the same '
                         'features and report the mean and the standard '
                         'deviation over the seeds: how much the probe\'s '

@@ -10,6 +10,7 @@ multiply-accumulates of one image, one sampled layout (see
 """
 import os.path as osp
 
+from randsac_mm._cli.args import seed_value
 from randsac_mm._cli.config import add_cfg_options
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
@@ -29,7 +30,7 @@ def main(argv=None):
                         help='also count the two-stream, masked transformer '
                         'and transformer-skip variants of the config, next '
                         "to the paper's figures")
-    parser.add_argument('--seed', type=int, default=0,
+    parser.add_argument('--seed', type=seed_value, default=0,
                         help='seed of the sampled segment layout')
     parser.add_path('--out', kind=OUTPUT_FILE,
                     help='also write the figures to this JSON; None: not '

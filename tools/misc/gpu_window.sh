@@ -14,11 +14,11 @@
 #             (so an early part cannot take a later one's time), and is
 #             skipped when that is below its own least time
 #   PART      in order (default: acceptance speed):
-#     acceptance  python -m experiments.gpu_acceptance: acceptance.json and
+#     acceptance  python -m experiments.benchmarks.gpu_acceptance: acceptance.json and
 #                 acceptance.md (written after each of its parts, so a run
 #                 stopped early keeps what it measured), acceptance_logs.tar.gz
 #                 (the tools/train.py logs)
-#     speed       python -m experiments.paper_scale_speed --device cuda
+#     speed       python -m experiments.benchmarks.paper_scale_speed --device cuda
 #                 --compile: paper_scale_speed.json, also put where the
 #                 study's plan reads the measured speed
 #     study       python -m experiments.paper_scale --whole-runs-only with
@@ -183,7 +183,7 @@ for i in "${!parts[@]}"; do
     case ${parts[i]} in
     acceptance)
         if (( smoke )); then extra=(--smoke); else extra=(); fi
-        run_part "$i" acceptance "$python" -m experiments.gpu_acceptance --out "$work/acceptance" "${extra[@]}"
+        run_part "$i" acceptance "$python" -m experiments.benchmarks.gpu_acceptance --out "$work/acceptance" "${extra[@]}"
         cp "$work"/acceptance/acceptance.{json,md} "$out"/ 2>/dev/null
         (cd "$work/acceptance" 2>/dev/null && ls train_*.log >/dev/null 2>&1 &&
             tar czf "$out/acceptance_logs.tar.gz" train_*.log)
@@ -194,7 +194,7 @@ for i in "${!parts[@]}"; do
         else
             extra=(--device cuda --compile)
         fi
-        run_part "$i" speed "$python" -m experiments.paper_scale_speed "${extra[@]}" --data-root "$data" \
+        run_part "$i" speed "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
             --out "$out/paper_scale_speed.json"
         # Where the study's plan reads the measured speed (not the smoke's).
         if (( ! smoke )) && [[ -f $out/paper_scale_speed.json ]]; then

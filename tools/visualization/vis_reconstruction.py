@@ -26,6 +26,7 @@ import sys
 
 import numpy as np
 
+from randsac_mm._cli.args import seed_value
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
 from randsac_mm._cli.paths import (
@@ -68,7 +69,7 @@ def parse_args(argv=None):
     parser.add_path('--out-dir', kind=OUTPUT_FOLDER,
                     default='work_dirs/vis_reconstruction',
                     help='folder of the PNG and the GIFs (made if missing)')
-    parser.add_argument('--seed', type=int, default=0,
+    parser.add_argument('--seed', type=seed_value, default=0,
                         help='seed of the sampled layouts')
     parser.add_argument('--device', default='cpu', choices=['cpu', 'cuda'],
                         help='where the model predicts')

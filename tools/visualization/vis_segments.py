@@ -32,7 +32,7 @@ import os.path as osp
 
 import numpy as np
 
-from randsac_mm._cli.args import non_negative_int, positive_int
+from randsac_mm._cli.args import non_negative_int, positive_int, seed_value
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm._cli.parser import ToolParser
 from randsac_mm._cli.paths import CONFIG, INPUT_FILE, OUTPUT_FOLDER
@@ -80,7 +80,8 @@ def parse_args(argv=None):
     parser.add_argument('--pixel-grid', type=positive_int, default=32,
                         help='side of the downsampled image of the raster '
                         'pixel panel')
-    parser.add_argument('--seed', type=int, default=0, help='layout seed')
+    parser.add_argument('--seed', type=seed_value, default=0,
+                        help='layout seed')
     parser.add_path('--out-dir', kind=OUTPUT_FOLDER,
                     default='work_dirs/vis_segments',
                     help='where the PNGs and the GIF go (made if missing)')

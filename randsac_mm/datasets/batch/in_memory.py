@@ -8,7 +8,7 @@ from mmpretrain.structures import DataSample
 
 from randsac_mm.segments.batch import draw_token_ranks
 
-from ..run_clock import RunClock
+from ..shared_seed_epoch import SharedSeedEpoch
 from ..transforms import RandSACSegmentGenerator
 from .crop_params import UNIFORMS_PER_ATTEMPT, random_resized_crop_boxes
 from .crop_resize import check_interpolation
@@ -82,11 +82,11 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
         source = DATASETS.build(dict(dataset, pipeline=[]))
         self.metainfo = getattr(source, 'metainfo', {})
         self.images, self.labels = _hold(source)
-        self._clock = RunClock(seed)
+        self._seed_epoch = SharedSeedEpoch(seed)
 
     def set_epoch(self, epoch, seed=None):
         """Called in the main process before an epoch's data is loaded."""
-        self._clock.set_epoch(epoch, seed)
+        self._seed_epoch.set_epoch(epoch, seed)
 
     def __len__(self):
         return len(self.images)
@@ -96,7 +96,8 @@ class InMemoryBatchImages(torch.utils.data.Dataset):
 
     def __getitems__(self, indices):
         indices = np.asarray(indices, dtype=np.int64)
-        keys = sample_keys(self._clock.seed, self._clock.epoch, indices)
+        keys = sample_keys(self._seed_epoch.seed, self._seed_epoch.epoch,
+                           indices)
         crop = self.crop
         boxes = random_resized_crop_boxes(
             keyed_uniform(keys, CROP_STREAM,

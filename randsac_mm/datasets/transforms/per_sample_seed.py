@@ -5,7 +5,7 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 from mmpretrain.registry import TRANSFORMS
 
-from ..run_clock import RunClock
+from ..shared_seed_epoch import SharedSeedEpoch
 
 __all__ = ['PerSampleSeed']
 
@@ -27,11 +27,11 @@ class PerSampleSeed(BaseTransform):
     - samples on different ranks get different layouts (different indices),
       and every epoch gives a sample new ones.
 
-    The run seed and the epoch live in shared memory (``RunClock``), set
-    in the main process by ``PerSampleSeedHook`` before each epoch, so
-    dataloader workers (persistent or not) read them. Without the hook
-    they stay at (0, 0), which still gives reproducible layouts per
-    sample.
+    The run seed and the epoch live in shared memory
+    (``SharedSeedEpoch``), set in the main process by ``PerSampleSeedHook``
+    before each epoch, so dataloader workers (persistent or not) read
+    them. Without the hook they stay at (0, 0), which still gives
+    reproducible layouts per sample.
 
     Required keys: ``sample_idx`` (added by mmengine's ``BaseDataset``).
 
@@ -41,19 +41,19 @@ class PerSampleSeed(BaseTransform):
 
     def __init__(self, seed=0):
         super().__init__()
-        self._clock = RunClock(seed)
+        self._seed_epoch = SharedSeedEpoch(seed)
 
     def set_epoch(self, epoch, seed=None):
         """Called in the main process before an epoch's data is loaded."""
-        self._clock.set_epoch(epoch, seed)
+        self._seed_epoch.set_epoch(epoch, seed)
 
     @property
     def seed(self):
-        return self._clock.seed
+        return self._seed_epoch.seed
 
     @property
     def epoch(self):
-        return self._clock.epoch
+        return self._seed_epoch.epoch
 
     def sample_seed(self, sample_idx):
         """32-bit seed of one sample at the current epoch."""

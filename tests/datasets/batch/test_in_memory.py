@@ -84,17 +84,6 @@ def test_loader_workers_draw_what_the_main_process_draws(mnist_root):
     assert [f[1] for f in first] != [f[1] for f in second]
 
 
-def test_the_run_clock_travels_to_workers_and_copies_elsewhere():
-    import copy
-
-    from randsac_mm.datasets.run_clock import RunClock
-    clock = RunClock(seed=3)
-    twin = copy.deepcopy(clock)
-    clock.set_epoch(4, seed=7)
-    assert (clock.seed, clock.epoch) == (7, 4)
-    assert (twin.seed, twin.epoch) == (3, 0)  # a copy, not the memory
-
-
 def test_the_hook_finds_the_data_set_inside_a_wrapper(mnist_root):
     # PerSampleSeedHook gives the epoch to what find_epoch_keyed finds,
     # through wrappers' ``dataset`` attributes (as mmengine's have).

@@ -9,7 +9,7 @@ the share of layouts below K, and per hierarchy level the mean group count,
 the share below nominal and the share collapsed to one group. From the
 repository root:
 
-    python -m experiments.blob_counts [CONFIG ...] [--samples 10000]
+    python -m experiments.benchmarks.blob_counts [CONFIG ...] [--samples 10000]
         [--exact-counts] [--out work_dirs/blob_counts.json]
 
 Without CONFIG: every RandSAC pretraining config under configs/ with blob
@@ -24,14 +24,19 @@ from glob import glob
 
 import numpy as np
 
-from randsac_mm._cli.args import HelpFormatter, existing_file, positive_int
+from randsac_mm._cli.args import (
+    HelpFormatter,
+    existing_file,
+    positive_int,
+    seed_value,
+)
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
-from . import REPO_ROOT
+from .. import REPO_ROOT
 
 __all__ = ['blob_generators', 'count_statistics', 'summary_line']
 
-PROG = 'python -m experiments.blob_counts'
+PROG = 'python -m experiments.benchmarks.blob_counts'
 
 
 def blob_generators(paths, exact_counts):
@@ -109,7 +114,7 @@ def parse_args(argv=None):
                         help='layouts sampled per config')
     parser.add_argument('--exact-counts', action='store_true',
                         help='measure the exact_counts=True option')
-    parser.add_argument('--seed', type=int, default=0,
+    parser.add_argument('--seed', type=seed_value, default=0,
                         help='seed of the sampled layouts')
     parser.add_argument('--out', default='work_dirs/blob_counts.json',
                         help='JSON file for the results')

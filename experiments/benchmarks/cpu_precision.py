@@ -2,7 +2,8 @@ r"""The CPU's jobs in float32 and in bf16, on the same machine in one
 command: wall time and the figures each job's verdict rests on. From the
 repository root:
 
-    python -m experiments.cpu_precision [--jobs demo upernet maskrcnn] \
+    python -m experiments.benchmarks.cpu_precision \
+        [--jobs demo upernet maskrcnn study] \
         [--precisions float32 bfloat16] [--work-dir work_dirs/cpu_precision] \
         [--out docs/benchmarks/cpu_precision.json]
 
@@ -42,10 +43,10 @@ import time
 from randsac_mm._cli.args import HelpFormatter
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
-from . import REPO_ROOT
-from .benchmark_io import code_commit, machine_info, write_json
+from .. import REPO_ROOT
+from ..benchmark_io import code_commit, machine_info, write_json
 
-PROG = 'python -m experiments.cpu_precision'
+PROG = 'python -m experiments.benchmarks.cpu_precision'
 PRECISIONS = ('float32', 'bfloat16')
 
 

@@ -1,7 +1,7 @@
 r"""Images per second the two data paths for small images prepare, on one
 CPU thread. From the repository root:
 
-    python -m experiments.small_images_speed [--batch-size 512] \
+    python -m experiments.benchmarks.small_images_speed [--batch-size 512] \
         [--batches 4] [--out docs/benchmarks/small_images_loader_cpu.json]
 
 - **per sample**: the Fashion-MNIST base's training pipeline
@@ -29,9 +29,9 @@ import numpy as np
 from randsac_mm._cli.args import HelpFormatter, positive_int
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
-from .benchmark_io import machine_info, write_json
+from ..benchmark_io import machine_info, write_json
 
-PROG = 'python -m experiments.small_images_speed'
+PROG = 'python -m experiments.benchmarks.small_images_speed'
 BASE = 'configs/_base_/datasets/fashion-mnist_randsac.py'
 # The plan's layouts on the 8x8 grid (patch-raster and MAE draw less).
 LAYOUTS = {

@@ -2,10 +2,10 @@
 import multiprocessing
 from multiprocessing.context import get_spawning_popen
 
-__all__ = ['RunClock']
+__all__ = ['SharedSeedEpoch']
 
 
-class RunClock:
+class SharedSeedEpoch:
     """A run's seed and current epoch in shared memory: set in the main
     process before each epoch (``PerSampleSeedHook``), read by dataloader
     workers, forked or spawned, persistent or not. What keys every random

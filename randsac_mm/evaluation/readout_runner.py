@@ -5,7 +5,7 @@
 from . import linear_probe, knn, attentive_probe, layer_probe  # noqa: F401
 # isort: on
 from .progress import progress_reporter
-from .readout import READOUTS, check_readouts
+from .readout_registry import READOUTS, check_readouts
 
 __all__ = ['read_out', 'readout_settings']
 

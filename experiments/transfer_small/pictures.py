@@ -5,6 +5,8 @@ import os.path as osp
 
 import numpy as np
 
+from .runs import TASKS, run_config, run_length
+
 __all__ = ['draw_predictions']
 
 SCENES_SHOWN = 4
@@ -12,7 +14,6 @@ SCORE_SHOWN = 0.3  # detections drawn: score at least this
 
 
 def _final_checkpoint(folder, task, settings):
-    from .transfer_small import run_length
     length = run_length(task, settings)
     name = (f"iter_{length['iters']}.pth" if task == 'segmentation'
             else f"epoch_{length['epochs']}.pth")
@@ -35,7 +36,6 @@ def _predict(task, init, seed, settings, items, checkpoint):
     from mmengine.registry import DefaultScope
     from mmengine.runner import load_checkpoint
 
-    from .transfer_small import run_config
     cfg = run_config(task, init, seed, None, settings)
     cfg.model.backbone.init_cfg = None  # the trained weights replace it
     scope = 'mmseg' if task == 'segmentation' else 'mmdet'
@@ -55,7 +55,6 @@ def _predict(task, init, seed, settings, items, checkpoint):
 def _validation_items(task, settings):
     from mmengine.registry import DefaultScope
 
-    from .transfer_small import run_config
     cfg = run_config(task, 'random', 0, None, settings)
     scope = 'mmseg' if task == 'segmentation' else 'mmdet'
     with DefaultScope.overwrite_default_scope(scope):
@@ -117,7 +116,6 @@ def draw_predictions(task, settings, log=print):
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    from .transfer_small import TASKS
     seed = settings.seeds[0]
     checkpoints = {init: _run_checkpoint(task, init, seed, settings)
                    for init in settings.inits if init in TASKS[task]['inits']}

@@ -1,5 +1,5 @@
 """A straightforward RandSAC, the baseline that the throughput benchmark
-(``python -m experiments.throughput``) and the equivalence tests
+(``python -m experiments.benchmarks.throughput``) and the equivalence tests
 compare ``RandSAC`` against.
 
 Written the way the paper's listing approaches the model: torch's own
@@ -8,9 +8,10 @@ sequence-first ``[L, B, C]``), boolean masks, a linear patch embedding and
 a linear skip mixer over the stacked, normed encoder layers. It takes the
 same ``token_rank`` layouts and computes the same loss as
 ``randsac_mm.models.RandSAC`` (``reference_from_randsac`` copies the
-weights), so the benchmark compares equal work done two ways. It is a test
-oracle, kept with the tests (the benchmark's 'reference' variant imports
-it from here), and it has none of the package's fast paths:
+weights), so the benchmark compares equal work done two ways. It is the
+tests' oracle and the benchmark's 'reference' variant, kept beside the
+benchmarks (the library never imports it), and it has none of the
+package's fast paths:
 
 - masks are built per call and expanded per head when layouts differ
   across the batch (nn.MultiheadAttention takes ``[B * heads, L, S]``);

@@ -2,7 +2,7 @@ r"""Pretraining throughput of RandSAC against a reference and MAE: one
 training iteration timed per setting, precision and variant. From the
 repository root:
 
-    python -m experiments.throughput \
+    python -m experiments.benchmarks.throughput \
         [--settings vit-t-cifar vit-s-in100 vit-b-in1k] \
         [--dtypes fp32 bf16] [--variants ...] [--compile] \
         [--out work_dirs/benchmarks/pretrain_throughput.json]
@@ -10,11 +10,9 @@ repository root:
 For each setting and precision, one training iteration (forward, backward,
 AdamW step) is timed for:
 
-- ``reference``: the test suite's oracle, ``tests/models/reference_randsac.py``
+- ``reference``: the test suite's oracle, ``experiments/reference_randsac.py``
   (nn.Transformer layers, sequence-first, boolean masks, the paper's
-  listing's structure), with the same weights, layouts and loss; it lives
-  with the tests it serves, and imports as ``tests.models`` because the
-  benchmark runs from the repository root;
+  listing's structure), with the same weights, layouts and loss;
 - ``mae``: mmpretrain's MAE, the same encoder at its own 75% masking, and
   a decoder as wide and deep as the setting's RandSAC decoder
   (``MAEMatchedToRandSAC``; MAE's own default, 512 x 8, is wider than a
@@ -60,13 +58,13 @@ from randsac_mm._cli.args import (
 )
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
-from . import REPO_ROOT
-from .benchmark_io import machine_info, write_json
+from .. import REPO_ROOT
+from ..benchmark_io import machine_info, write_json
 
 __all__ = ['DEFAULT_VARIANTS', 'SETTINGS', 'VARIANTS', 'pool_passes',
            'run_benchmark', 'table_lines']
 
-PROG = 'python -m experiments.throughput'
+PROG = 'python -m experiments.benchmarks.throughput'
 
 
 # name: (pretraining config, CPU batch size).
@@ -191,7 +189,7 @@ def build_loss_fn(setting, variant, device):
     model.init_weights()
     model.to(device).train()
     if variant == 'reference':
-        from tests.models.reference_randsac import reference_from_randsac
+        from ..reference_randsac import reference_from_randsac
         ref = reference_from_randsac(model).train()
 
         def loss_fn(images, data_samples):
@@ -278,8 +276,8 @@ def run_worker(args, setting, variant, dtype, batch_size):
     """One measurement in a fresh process (this module's ``--worker``
     entry), run from the repository root."""
     # --debug: a failure's whole traceback, for the results' 'failed'.
-    cmd = [sys.executable, '-m', 'experiments.throughput', '--worker',
-           setting, variant, dtype, str(batch_size), '--iters',
+    cmd = [sys.executable, '-m', 'experiments.benchmarks.throughput',
+           '--worker', setting, variant, dtype, str(batch_size), '--iters',
            str(args.iters), '--repeats', str(args.repeats), '--warmup',
            str(args.warmup), '--debug']
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT)
@@ -406,7 +404,7 @@ def run_benchmark(args):
 
 
 def worker_main(argv):
-    """``python -m experiments.throughput --worker SETTING VARIANT
+    """``python -m experiments.benchmarks.throughput --worker SETTING VARIANT
     DTYPE BATCH --iters I --repeats R --warmup W [--debug]``: one
     measurement, printed as a JSON line."""
     parser = argparse.ArgumentParser(prog=PROG)

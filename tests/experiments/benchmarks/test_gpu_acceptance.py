@@ -1,7 +1,7 @@
 """The acceptance run of a GPU node (``python -m
-experiments.gpu_acceptance``), on the CPU (``--smoke``): the same path
-(kernel check, tools/train.py eager and compiled on ImageNet-format JPEGs,
-the data pipeline, the downstream backbones) with a tiny model."""
+experiments.benchmarks.gpu_acceptance``), on the CPU (``--smoke``): the same
+path (kernel check, tools/train.py eager and compiled on ImageNet-format
+JPEGs, the data pipeline, the downstream backbones) with a tiny model."""
 import json
 import re
 
@@ -9,10 +9,10 @@ import pytest
 
 from randsac_mm.models.attention.numerical_check import check_labels
 
-from ..conftest import run_tool
+from ...conftest import run_tool
 
 pytestmark = pytest.mark.heavy
-ACCEPTANCE = ['-m', 'experiments.gpu_acceptance']
+ACCEPTANCE = ['-m', 'experiments.benchmarks.gpu_acceptance']
 
 
 @pytest.fixture(scope='module')
@@ -78,7 +78,7 @@ def test_data_and_backbones_are_measured_and_tabled(smoke):
     assert 'Parts done: check, train eager, train, data, backbones.' in text
     # What a reader runs again.
     assert result['command'] == \
-        f'python -m experiments.gpu_acceptance --out {out} --smoke'
+        f'python -m experiments.benchmarks.gpu_acceptance --out {out} --smoke'
 
 
 @pytest.mark.parametrize('argv, message', [

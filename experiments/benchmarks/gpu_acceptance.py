@@ -1,8 +1,8 @@
 """The acceptance run of a new GPU node: ten minutes from a fresh node to
 measured figures, on one GPU. From the repository root:
 
-    python -m experiments.gpu_acceptance --out work_dirs/acceptance
-    python -m experiments.gpu_acceptance --out DIR --smoke  # CPU, tiny
+    python -m experiments.benchmarks.gpu_acceptance --out work_dirs/acceptance
+    python -m experiments.benchmarks.gpu_acceptance --out DIR --smoke  # CPU
 
 It:
 
@@ -37,18 +37,18 @@ import time
 from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
-from . import REPO_ROOT
-from .benchmark_io import (
+from .. import REPO_ROOT
+from ..benchmark_io import (
     COMMIT_VARIABLE,
     code_commit,
     machine_info,
     write_json,
 )
-from .cells import cell
+from ..cells import cell
+from ..scalars import logged_entries
 from .data_pipeline import pipeline_throughput, write_jpegs
-from .scalars import logged_entries
 
-PROG = 'python -m experiments.gpu_acceptance'
+PROG = 'python -m experiments.benchmarks.gpu_acceptance'
 MAIN = osp.join(REPO_ROOT, 'configs', 'randsac_vit-b_in1k.py')
 BACKBONES = {  # name: (config, image side)
     'upernet': ('configs/segmentation/'
@@ -164,7 +164,7 @@ def attention_rows(device, smoke):
 
 def write_imagenet(root, count):
     """``count`` JPEG photographs of ImageNet's typical sizes
-    (``experiments.data_pipeline.write_jpegs``) in ImageNet's
+    (``experiments.benchmarks.data_pipeline.write_jpegs``) in ImageNet's
     annotation-file layout: ``root/train/<wnid>/*.JPEG`` and
     ``root/meta/train.txt``.
 
@@ -182,7 +182,8 @@ def write_imagenet(root, count):
 
 def data_part(args, results, cfg, paths):
     """Part 5: what feeding the GPU takes: one dataloader worker's rate on
-    the config's pipeline (as ``python -m experiments.data_pipeline``), and
+    the config's pipeline (as ``python -m
+    experiments.benchmarks.data_pipeline``), and
     JPEG decoding alone with torchvision on the CPU (one thread) and, on a
     GPU, with ``torchvision.io.decode_jpeg`` on CUDA (batches of 128)."""
     import torch

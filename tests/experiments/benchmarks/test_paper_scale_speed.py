@@ -1,14 +1,15 @@
-"""python -m experiments.paper_scale_speed: a paper-scale row's training
-step timed on both data paths, printed and written in the issue's rows."""
+"""python -m experiments.benchmarks.paper_scale_speed: a paper-scale row's
+training step timed on both data paths, printed and written in the issue's
+rows."""
 import json
 import os.path as osp
 
 import pytest
 from mmengine.config import Config
 
-from experiments.paper_scale_speed import PATHS, ROW, path_config
+from experiments.benchmarks.paper_scale_speed import PATHS, ROW, path_config
 
-from ..conftest import REPO_ROOT, run_tool
+from ...conftest import REPO_ROOT, run_tool
 
 
 def test_both_paths_train_the_rows_model_on_the_rows_draws():
@@ -48,9 +49,9 @@ def test_a_row_off_the_batch_path_is_refused():
 @pytest.mark.heavy
 def test_both_paths_are_timed_printed_and_written(tmp_path):
     path = tmp_path / 'speed.json'
-    out = run_tool(['-m', 'experiments.paper_scale_speed', '--batch-size',
-                    '4', '--steps', '2', '--warmup', '1', '--workers', '0',
-                    '--out', path])
+    out = run_tool(['-m', 'experiments.benchmarks.paper_scale_speed',
+                    '--batch-size', '4', '--steps', '2', '--warmup', '1',
+                    '--workers', '0', '--out', path])
     result = json.loads(path.read_text())
     assert [r['path'] for r in result['rows']] == list(PATHS)
     for row in result['rows']:

@@ -4,7 +4,7 @@ Target: well under the cost of decoding an image (a few ms for an ImageNet
 JPEG): under 1 ms per layout. Times the whole transform (seed draw, layout,
 token ranks) as the data pipeline runs it. From the repository root:
 
-    python -m experiments.layout_speed [--repeats 2000] \
+    python -m experiments.benchmarks.layout_speed [--repeats 2000] \
         [--out work_dirs/benchmarks/segment_layout_speed.json]
 """
 import argparse
@@ -17,11 +17,11 @@ import numpy as np
 from randsac_mm._cli.args import HelpFormatter, positive_int
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
-from .benchmark_io import machine_info, write_json
+from ..benchmark_io import machine_info, write_json
 
 __all__ = ['SETTINGS', 'time_transform']
 
-PROG = 'python -m experiments.layout_speed'
+PROG = 'python -m experiments.benchmarks.layout_speed'
 
 # (name, transform arguments): the hierarchical settings of the paper.
 SETTINGS = [

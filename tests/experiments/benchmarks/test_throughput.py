@@ -1,17 +1,17 @@
-"""python -m experiments.throughput runs end to end and writes the JSON its
-table in docs/performance.md comes from (figures are not asserted: only
-shapes, ratios and bookkeeping)."""
+"""python -m experiments.benchmarks.throughput runs end to end and writes
+the JSON its table in docs/performance.md comes from (figures are not
+asserted: only shapes, ratios and bookkeeping)."""
 import json
 import subprocess
 import sys
 
 import pytest
 
-from experiments import throughput as benchmark
+from experiments.benchmarks import throughput as benchmark
 
-from ..conftest import REPO_ROOT
+from ...conftest import REPO_ROOT
 
-COMMAND = [sys.executable, '-m', 'experiments.throughput']
+COMMAND = [sys.executable, '-m', 'experiments.benchmarks.throughput']
 
 
 def test_pool_passes_takes_median_of_all_rounds_and_highest_memory():
@@ -48,7 +48,7 @@ def test_benchmark_writes_rows_ratios_and_flops(tmp_path):
     # The end of the worker's traceback, not one line.
     assert 'File "' in result['failed'][0]['failed']
     assert result['command'].startswith(
-        'python -m experiments.throughput --settings vit-t-cifar ')
+        'python -m experiments.benchmarks.throughput --settings vit-t-cifar ')
     for row in rows.values():
         assert len(row['rounds_ms']) == 2 and row['peak_mem_mib'] > 0
         assert row['images_per_s'] == pytest.approx(

@@ -7,14 +7,14 @@ in both (``mim train randsac_mm CONFIG`` runs ``.mim/tools/train.py``).
 """
 import os.path as osp
 
-__all__ = ['MIM_ROOT', 'METAFILE', 'mim_path']
+__all__ = ['MIM_ROOT', 'METAFILE', 'installed_path']
 
 MIM_ROOT = osp.join(osp.dirname(osp.abspath(__file__)), '.mim')
 # The model index: every config, with the paper's figures for it.
 METAFILE = osp.join('configs', 'metafile.yml')
 
 
-def mim_path(relative):
+def installed_path(relative):
     """The installed copy of ``relative`` (e.g. ``'configs/demo'``).
 
     Raises:

@@ -1,12 +1,12 @@
-"""experiments.cpu_precision: each job run as a user runs it, once per
-precision (RANDSAC_CPU_PRECISION set for its process), timed, its figures
-read back, the JSON written after each job."""
+"""experiments.benchmarks.cpu_precision: each job run as a user runs it,
+once per precision (RANDSAC_CPU_PRECISION set for its process), timed, its
+figures read back, the JSON written after each job."""
 import json
 import os.path as osp
 
 import pytest
 
-from experiments import cpu_precision
+from experiments.benchmarks import cpu_precision
 from randsac_mm._cli.errors import UserError
 
 

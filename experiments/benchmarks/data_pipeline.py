@@ -1,7 +1,8 @@
 r"""Images per second one dataloader worker prepares for a pretraining
 config, and how many workers a GPU needs. From the repository root:
 
-    python -m experiments.data_pipeline configs/randsac_vit-b_in1k.py \
+    python -m experiments.benchmarks.data_pipeline \
+        configs/randsac_vit-b_in1k.py \
         [--images 200] [--peak-tflops 989 --mfu 0.4] [--out data.json]
 
 The config's training pipeline (decode, random resized crop, flip, segment
@@ -31,12 +32,12 @@ from randsac_mm._cli.args import (
 from randsac_mm._cli.config_kinds import require_kind
 from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
 
-from .benchmark_io import machine_info, write_json
+from ..benchmark_io import machine_info, write_json
 
 __all__ = ['IMAGENET_SIZES', 'check_loads_files', 'pipeline_throughput',
            'write_jpegs']
 
-PROG = 'python -m experiments.data_pipeline'
+PROG = 'python -m experiments.benchmarks.data_pipeline'
 # bf16 dense peak of an H100 SXM, TFLOP/s (NVIDIA's datasheet).
 H100_BF16_TFLOPS = 989.0
 

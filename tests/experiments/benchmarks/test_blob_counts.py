@@ -1,12 +1,12 @@
-"""python -m experiments.blob_counts: the measured segment and partition
-counts of blob configs, default and exact."""
+"""python -m experiments.benchmarks.blob_counts: the measured segment and
+partition counts of blob configs, default and exact."""
 import json
 
 import pytest
 
-from ..conftest import REPO_ROOT, run_tool
+from ...conftest import REPO_ROOT, run_tool
 
-BLOB_COUNTS = ['-m', 'experiments.blob_counts']
+BLOB_COUNTS = ['-m', 'experiments.benchmarks.blob_counts']
 
 CONFIG = (f'{REPO_ROOT}/configs/pretrain/'
           'randsac_vit-tiny-p4_blob-16to4_8xb64-amp-800e_cifar10.py')

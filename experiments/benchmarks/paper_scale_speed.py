@@ -1,7 +1,7 @@
 r"""Training speed of a paper-scale row (ViT-T/4 at 32 px) on both data
 paths for small images. From the repository root:
 
-    python -m experiments.paper_scale_speed [--device cpu|cuda] \
+    python -m experiments.benchmarks.paper_scale_speed [--device cpu|cuda] \
         [--config configs/paper_scale/<row>.py] [--batch-size 512] \
         [--workers 4] [--steps 6] [--compile] \
         [--out docs/benchmarks/small_images_cpu.json]
@@ -44,10 +44,10 @@ from randsac_mm._cli.args import (
 from randsac_mm._cli.device import DEVICES, NoUsableCuda, use_device
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
-from . import REPO_ROOT
-from .benchmark_io import code_commit, machine_info, write_json
+from .. import REPO_ROOT
+from ..benchmark_io import code_commit, machine_info, write_json
 
-PROG = 'python -m experiments.paper_scale_speed'
+PROG = 'python -m experiments.benchmarks.paper_scale_speed'
 ROW = ('configs/paper_scale/'
        'randsac_vit-tiny-p4_square-m2-16to4_1xb512-200e_fashion-mnist.py')
 PER_SAMPLE_BASE = 'configs/_base_/datasets/fashion-mnist_randsac.py'

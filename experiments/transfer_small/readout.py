@@ -35,6 +35,8 @@ import os.path as osp
 
 import numpy as np
 
+from .runs import run_config
+
 __all__ = ['KINDS', 'token_identity']
 
 INK = 40  # mean grey level of a token's 4x4 pixels on a digit's stroke
@@ -52,7 +54,6 @@ def _encoder(checkpoint, img_size, settings):
     from mmengine.registry import DefaultScope
     from mmseg.registry import MODELS
 
-    from .transfer_small import run_config
     cfg = run_config('segmentation', 'random', 0, None, settings)
     backbone = cfg.model.backbone
     backbone.img_size = img_size

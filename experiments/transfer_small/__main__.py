@@ -1,0 +1,5 @@
+from randsac_mm._cli.errors import run_tool
+
+from .cli import PROG, main
+
+run_tool(main, prog=PROG)

@@ -1,0 +1,120 @@
+"""The files a user's image folders hold, met when the data set is built:
+hidden files and link loops left out (and logged), a missing, broken or
+empty image or a malformed annotation line named before training."""
+import os
+
+import pytest
+
+from randsac_mm.datasets import (
+    CheckedImageNet,
+    DataLayoutError,
+    ImageNet100,
+    UnlabeledImageFolder,
+)
+from randsac_mm.datasets.image_files import is_hidden
+
+from .. import data_factory
+
+CLASSES = ['n01440764', 'n01443537']
+
+
+def names(dataset, root):
+    return sorted(os.path.relpath(dataset.get_data_info(i)['img_path'], root)
+                  for i in range(len(dataset)))
+
+
+def test_hidden_parts_of_a_path():
+    assert is_hidden('._img0.JPEG') and is_hidden('a/.cache/b.png')
+    assert not is_hidden('a/b.png') and not is_hidden('./a/b.png')
+
+
+def test_hidden_files_and_link_loops_are_left_out_and_logged(tmp_path,
+                                                             logged):
+    data_factory.write_unlabeled(str(tmp_path))
+    (tmp_path / '._a.jpg').write_bytes(b'macOS resource fork')
+    (tmp_path / '.thumbs').mkdir()
+    (tmp_path / '.thumbs' / 'e.png').write_bytes(b'hidden folder')
+    (tmp_path / 'sub' / 'up').symlink_to('..')          # a loop
+    (tmp_path / 'again').symlink_to('sub')              # a second way in
+    dataset = UnlabeledImageFolder(data_root=str(tmp_path))
+    assert names(dataset, tmp_path) == [
+        'a.jpg', 'sub/b.png', 'sub/d.JPG', 'sub/deeper/c.webp']
+    said = '\n'.join(logged)
+    assert 'left out 2 hidden files or folders' in said
+    assert '._a.jpg' in said and '.thumbs' in said
+    assert 'left out 2 folders reached again through a link' in said
+
+
+def test_a_linked_folder_seen_once_is_read(tmp_path):
+    data_factory.write_unlabeled(str(tmp_path / 'real'))
+    (tmp_path / 'data').mkdir()
+    (tmp_path / 'data' / 'linked').symlink_to(tmp_path / 'real')
+    dataset = UnlabeledImageFolder(data_root=str(tmp_path / 'data'))
+    assert len(dataset) == 4
+
+
+@pytest.mark.parametrize('damage, message', [
+    (lambda p: (p.unlink(), p.symlink_to(p.parent / 'gone.jpg')),
+     '1 missing or a broken link: a.jpg'),
+    (lambda p: p.write_bytes(b''), '1 empty (0 bytes): a.jpg'),
+])
+def test_a_broken_link_or_empty_image_is_named_before_training(
+        tmp_path, damage, message):
+    data_factory.write_unlabeled(str(tmp_path))
+    damage(tmp_path / 'a.jpg')
+    with pytest.raises(DataLayoutError) as info:
+        UnlabeledImageFolder(data_root=str(tmp_path))
+    assert str(info.value).startswith(
+        f'UnlabeledImageFolder: of its 4 images under {tmp_path}, {message}.')
+
+
+def test_many_bad_files_are_counted_not_all_named(tmp_path):
+    for i in range(8):
+        (tmp_path / f'{i}.png').write_bytes(b'')
+    with pytest.raises(DataLayoutError,
+                       match=r'8 empty \(0 bytes\): 0.png, 1.png, 2.png, '
+                       r'3.png, 4.png and 3 more\.'):
+        UnlabeledImageFolder(data_root=str(tmp_path))
+
+
+def _annotated(root, lines):
+    data_factory.write_image_folder(str(root), CLASSES, per_class=2,
+                                    splits=('train', ))
+    (root / 'meta').mkdir()
+    (root / 'meta' / 'train.txt').write_text(lines)
+
+
+def test_blank_lines_of_an_annotation_file_are_skipped(tmp_path):
+    _annotated(tmp_path, 'n01440764/n01440764_0.JPEG 0\n\n'
+               'n01443537/n01443537_1.JPEG 1\n\n')
+    train = CheckedImageNet(data_root=str(tmp_path), split='train')
+    assert [train.get_data_info(i)['gt_label'] for i in range(2)] == [0, 1]
+
+
+def test_a_malformed_annotation_line_is_named_with_its_number(tmp_path):
+    _annotated(tmp_path, 'n01440764/n01440764_0.JPEG 0\n'
+               'n01443537/n01443537_1.JPEG\n')
+    with pytest.raises(DataLayoutError, match=r"train.txt, line 2: "
+                       r"'n01443537/n01443537_1.JPEG' is not"):
+        CheckedImageNet(data_root=str(tmp_path), split='train')
+
+
+def test_a_listed_image_the_disk_lacks_is_named(tmp_path):
+    _annotated(tmp_path, 'n01440764/n01440764_0.JPEG 0\n'
+               'n01440764/n01440764_7.JPEG 0\n')
+    with pytest.raises(DataLayoutError,
+                       match='1 missing or a broken link: '
+                       'n01440764/n01440764_7.JPEG'):
+        CheckedImageNet(data_root=str(tmp_path), split='train')
+
+
+def test_imagenet100_leaves_hidden_files_out_and_names_empty_ones(
+        tmp_path):
+    data_factory.write_imagenet100(str(tmp_path))
+    first = sorted(os.listdir(tmp_path / 'train'))[0]
+    (tmp_path / 'train' / first / '._twin.JPEG').write_bytes(b'fork')
+    assert len(ImageNet100(data_root=str(tmp_path), split='train')) == 100
+    (tmp_path / 'train' / first / f'{first}_0.JPEG').write_bytes(b'')
+    with pytest.raises(DataLayoutError, match=r'1 empty \(0 bytes\): '
+                       f'{first}/{first}_0.JPEG'):
+        ImageNet100(data_root=str(tmp_path), split='train')
