@@ -396,11 +396,15 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     return done
 
 
-def recorded_readouts(name, seed, epoch, settings, checkpoint=None):
+def recorded_readouts(name, seed, epoch, settings, checkpoint=None,
+                      refuse_others=False):
     """What ``eval_epoch<epoch>.json`` holds for these settings, and its
     path: ``({'settings': ...}, path)`` when nothing is recorded yet for
-    them (:func:`evaluate` refuses to write over readouts of other
-    settings).
+    them.
+
+    Raises:
+        UserError: with ``refuse_others`` (:func:`evaluate`, which writes
+            the file), when it holds readouts of other settings.
     """
     cache = osp.join(run_dir(name, seed, settings),
                      f'eval_epoch{epoch}.json')
@@ -414,6 +418,11 @@ def recorded_readouts(name, seed, epoch, settings, checkpoint=None):
             cached = json.load(f)
         if cached['settings'] == wanted:
             return cached, cache
+        if refuse_others:  # never written over
+            raise UserError(
+                f'--work-dir: {cache} holds readouts of other settings '
+                f"({cached['settings']}, asked {wanted}): give another work "
+                'dir or remove it')
     return dict(settings=wanted), cache
 
 
@@ -458,16 +467,9 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
     """
     from randsac_mm.evaluation import evaluate_frozen
     folder = run_dir(name, seed, settings)
-    done, cache = recorded_readouts(name, seed, epoch, settings, checkpoint)
+    done, cache = recorded_readouts(name, seed, epoch, settings, checkpoint,
+                                    refuse_others=True)
     missing = [r for r in settings.readouts if r not in done]
-    if missing and osp.exists(cache):  # never over another study's
-        with open(cache) as f:
-            other = json.load(f)['settings']
-        if other != done['settings']:
-            raise UserError(
-                f'--work-dir: {cache} holds readouts of other settings '
-                f'({other}, asked {done["settings"]}): give another work dir '
-                'or remove it')
     if missing:
         start = time.time()
         model = build_model(variant_config(name, settings), checkpoint and

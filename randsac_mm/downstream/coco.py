@@ -55,18 +55,15 @@ class CheckedCocoDataset(CocoDataset):
         return data_list
 
     def parse_data_info(self, raw_data_info):
-        # mmdet skips these boxes without a word: counted for the log.
-        image = raw_data_info['raw_img_info']
-        for ann in raw_data_info['raw_ann_info']:
-            if ann.get('ignore', False):
-                continue
-            x, y, w, h = ann['bbox']
-            inside_w = min(x + w, image['width']) - max(x, 0)
-            inside_h = min(y + h, image['height']) - max(y, 0)
-            if min(inside_w, inside_h) <= 0 or ann['area'] <= 0 or \
-                    min(w, h) < 1:
-                self._no_area.append(image['file_name'])
-        return super().parse_data_info(raw_data_info)
+        # mmdet skips a box outside its image or of no area without a word:
+        # counted (the boxes it was given of the classes, less those kept).
+        data_info = super().parse_data_info(raw_data_info)
+        given = sum(not ann.get('ignore', False) and
+                    ann['category_id'] in self.cat_ids
+                    for ann in raw_data_info['raw_ann_info'])
+        self._no_area += [raw_data_info['raw_img_info']['file_name']] * (
+            given - len(data_info['instances']))
+        return data_info
 
     def filter_data(self):
         kept = super().filter_data()
