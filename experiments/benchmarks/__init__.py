@@ -9,5 +9,6 @@ root as ``python -m experiments.benchmarks.<name>``:
 - ``layout_speed``: the time to draw one segment layout;
 - ``blob_counts``: the segments and partitions the blob configs give;
 - ``cpu_precision``: the CPU's jobs in float32 and in bf16;
-- ``gpu_acceptance``: a new GPU node's acceptance run.
+- ``gpu_acceptance``: a new GPU node's acceptance run;
+- ``step_profile``: where one training step's time goes (top kernels).
 """

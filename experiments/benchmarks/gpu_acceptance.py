@@ -17,8 +17,9 @@ It:
    annotation file, the config's own pipeline and dataloader workers),
    eager and compiled (``tools/train.py --compile``), and reads mmengine's log:
    images/s, MFU, the peak memory against the memory model
-   (``tools/analysis/pretrain_memory.py``), and the share of step time spent
-   waiting for data;
+   (``tools/analysis/pretrain_memory.py``), the share of step time spent
+   waiting for data (each epoch's first batch apart: its wait is given on
+   its own);
 4. runs forward and backward of the UperNet (512 px) and Mask R-CNN (1024
    px) backbones at their configs' batch and precision;
 5. writes ``acceptance.json`` and ``acceptance.md`` to ``--out``.
@@ -249,17 +250,20 @@ def train(args, config, data_root, batch_size, workers, epochs, compiled):
                config, '--device', args.device, '--work-dir', work_dir,
                *(['--compile'] if compiled else []), '--cfg-options',
                *options]
+    # The log is written as the run goes: a window that stops the run at
+    # its limit still brings back how far it got (the first real window's
+    # compiled run was stopped, its log lost).
+    log_path = osp.join(args.out, f'train_{name}.log')
     start = time.time()
-    proc = subprocess.run(command, cwd=REPO_ROOT, capture_output=True,
-                          text=True)
+    with open(log_path, 'w') as f:
+        proc = subprocess.run(command, cwd=REPO_ROOT, stdout=f,
+                              stderr=subprocess.STDOUT, text=True)
     wall = time.time() - start
-    with open(osp.join(args.out, f'train_{name}.log'), 'w') as f:
-        f.write(proc.stdout + proc.stderr)
     if proc.returncode:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:]
+        with open(log_path) as f:
+            tail = f.read().strip().splitlines()[-1:]
         raise RuntimeError(f'tools/train.py ({name}) exited '
-                           f'{proc.returncode}: {tail}; see '
-                           f'{osp.join(args.out, f"train_{name}.log")}')
+                           f'{proc.returncode}: {tail}; see {log_path}')
     return logged_entries(work_dir, key='time'), wall
 
 
@@ -268,11 +272,22 @@ def train_figures(entries, warmup, batch_size, flops_per_image, peak):
     ``warmup`` iterations."""
     steady = entries[warmup:]
     step = statistics.median(e['time'] for e in steady)
-    data = sum(e['data_time'] for e in steady)
+    # An epoch's first batch waits for one worker to make all of it (the
+    # loader prefetches nothing across epochs): with the run's few images
+    # that is every few steps (2.0-2.8 s of 3.2 s at batch 512 on the first
+    # H100 window), with ImageNet once in 2,500. So the wait is given for
+    # the other steps, and the epochs' first batches apart.
+    firsts = [e for before, e in zip([None] + entries, entries)
+              if before is None or e['epoch'] != before['epoch']]
+    within = [e for e in steady if e not in firsts]
+    data = sum(e['data_time'] for e in within)
     images_per_s = batch_size / step
     row = dict(iterations=len(entries), measured=len(steady),
                ms_per_step=step * 1e3, images_per_s=images_per_s,
-               data_wait_share=data / sum(e['time'] for e in steady),
+               data_wait_share=data / sum(e['time'] for e in within)
+               if within else None,
+               epoch_start_wait_s=statistics.median(
+                   e['data_time'] for e in firsts),
                first_step_s=entries[0]['time'],
                loss_first=entries[0]['loss'], loss_last=entries[-1]['loss'],
                tflops=images_per_s * flops_per_image / 1e12)
@@ -326,7 +341,8 @@ def train_part(args, results, peak, config, cfg, root, paths, save):
         runs[name] = [e['loss'] for e in entries]
         log(f"{name}: {row['ms_per_step']:.1f} ms/step, "
             f"{row['images_per_s']:.0f} images/s, waiting for data "
-            f"{row['data_wait_share']:.0%}")
+            f"{cell(row['data_wait_share'], '.0%')} (an epoch's first batch: "
+            f"{row['epoch_start_wait_s']:.1f} s)")
         if not compiled:
             save('train eager')
     if len(runs) == 2:  # the same data and seed: the same losses
@@ -428,14 +444,16 @@ def markdown(results):
                   'logged losses: ' + cell(train.get('loss_difference'),
                                          '.2e') + '.',
                   '', '| run | ms/step | images/s | TFLOP/s | MFU | waiting '
-                  'for data | peak allocated | model error | first step | '
-                  'loss |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: '
-                  '| ---: | ---: | --- |']
+                  "for data | an epoch's first batch | peak allocated | "
+                  'model error | first step | loss |', '| --- | ---: | ---: '
+                  '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |']
         for name, r in train['runs'].items():
             lines.append(
                 f"| {name} | {r['ms_per_step']:.1f} | "
                 f"{r['images_per_s']:.0f} | {r['tflops']:.1f} | "
-                f"{cell(r['mfu'], '.1%')} | {r['data_wait_share']:.1%} | "
+                f"{cell(r['mfu'], '.1%')} | "
+                f"{cell(r['data_wait_share'], '.1%')} | "
+                f"{r['epoch_start_wait_s']:.1f} s | "
                 f"{cell(r['peak_allocated_gib'], '.1f', ' GiB')} | "
                 f"{cell(r.get('memory_model_error'), '+.1%')} | "
                 f"{r['first_step_s']:.1f} s | {r['loss_first']:.3f} -> "

@@ -25,8 +25,8 @@ def window(*args, root=REPO_ROOT, env=None):
 
 
 @pytest.mark.parametrize('args, message', [
-    (['OUT', '9', 'acceptance', 'profile'],
-     "PART 'profile' unknown; choose from acceptance, speed, study"),
+    (['OUT', '9', 'acceptance', 'mfu'],
+     "PART 'mfu' unknown; choose from profile, acceptance, speed, study"),
     (['OUT', '0'], 'MINUTES must be a whole number of minutes >= 1'),
     (['OUT', '2.5'], 'MINUTES must be a whole number'),
     (['--fast', 'OUT'], 'unknown option --fast (allowed: --smoke'),
@@ -66,16 +66,21 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(tmp_path):
     out = tmp_path / 'out'
     # As on a node: no git (GIT_DIR names none), the commit given.
     proc = run_tool(['bash', WINDOW, '--smoke', '--no-install',
-                     '--data-root', data, out, '5', 'acceptance', 'speed'],
+                     '--data-root', data, out, '6', 'profile', 'acceptance',
+                     'speed'],
                     env={COMMIT_VARIABLE: 'abcdef1', 'GIT_DIR': str(
                         tmp_path / 'no-git')}, timeout=300)
     # What comes back: plain files, few enough for a lent machine's $OUT.
     assert sorted(os.listdir(out)) == [
         'acceptance.json', 'acceptance.md', 'acceptance_logs.tar.gz',
-        'paper_scale_speed.json', 'window.log']
+        'paper_scale_speed.json', 'step_profile.json', 'step_profile.md',
+        'window.log']
     acceptance = json.loads((out / 'acceptance.json').read_text())
     speed = json.loads((out / 'paper_scale_speed.json').read_text())
     assert acceptance['environment']['commit'] == 'abcdef1'
     assert speed['commit'] == 'abcdef1' and speed['device'] == 'cpu'
+    profile = json.loads((out / 'step_profile.json').read_text())
+    assert profile['commit'] == 'abcdef1'
+    assert list(profile['modes']) == ['eager', 'compiled']
     assert 'images/s' in (out / 'window.log').read_text()
     assert 'done; in' in proc.stdout

@@ -8,18 +8,23 @@
 #   RANDSAC_COMMIT=<commit> bash tools/misc/gpu_window.sh OUT [MINUTES [PART...]]
 #
 #   OUT       folder for what comes back (made if missing): window.log and
-#             each part's files, at most 6 files, none in a subfolder
+#             each part's files, at most 8 files, none in a subfolder
 #   MINUTES   the window's budget (default 9). A part runs under `timeout`
 #             with what is left less the least times of the parts after it
 #             (so an early part cannot take a later one's time), and is
 #             skipped when that is below its own least time
-#   PART      in order (default: acceptance speed):
+#   PART      in order (default: profile speed; the first window ran
+#             acceptance speed):
+#     profile     python -m experiments.benchmarks.step_profile of the main
+#                 config at batch 512, eager and then compiled:
+#                 step_profile.json and step_profile.md (ms/step, MFU, the
+#                 first step's seconds, the top kernels and their share)
 #     acceptance  python -m experiments.benchmarks.gpu_acceptance: acceptance.json and
 #                 acceptance.md (written after each of its parts, so a run
 #                 stopped early keeps what it measured), acceptance_logs.tar.gz
 #                 (the tools/train.py logs)
 #     speed       python -m experiments.benchmarks.paper_scale_speed --device cuda
-#                 --compile: paper_scale_speed.json, also put where the
+#                 --compile --steps 40 --warmup 8: paper_scale_speed.json, also put where the
 #                 study's plan reads the measured speed
 #     study       python -m experiments.paper_scale --whole-runs-only with
 #                 the minutes left (no run starts that its estimate says
@@ -54,13 +59,13 @@ done
 out=$1 minutes=${2:-9}
 shift $(( $# >= 2 ? 2 : 1 ))
 parts=("$@")
-[[ ${#parts[@]} -eq 0 ]] && parts=(acceptance speed)
+[[ ${#parts[@]} -eq 0 ]] && parts=(profile speed)
 [[ $minutes =~ ^[0-9]+$ ]] && minutes=$(( 10#$minutes )) && (( minutes >= 1 )) ||
     fail "MINUTES must be a whole number of minutes >= 1, got '$minutes'"
 for part in "${parts[@]}"; do
     case $part in
-        acceptance|speed|study) ;;
-        *) fail "PART '$part' unknown; choose from acceptance, speed, study" ;;
+        profile|acceptance|speed|study) ;;
+        *) fail "PART '$part' unknown; choose from profile, acceptance, speed, study" ;;
     esac
 done
 
@@ -120,8 +125,11 @@ say() { echo "[window $(( $(date +%s) - start ))s] $*"; }
 left() { echo $(( deadline - reserve - $(date +%s) )); }
 
 # Each part's least useful time (seconds): below it the part is skipped.
-declare -A least=([acceptance]=240 [speed]=60 [study]=120)
-if (( smoke )); then least=([acceptance]=20 [speed]=10 [study]=20); fi
+# Measured on the first H100 window (2026-11-28): the acceptance run's
+# check and eager run 190 s (its compiled run did not end in 260 s more);
+# speed 88 s, imports and compilation included.
+declare -A least=([profile]=180 [acceptance]=240 [speed]=120 [study]=120)
+if (( smoke )); then least=([profile]=20 [acceptance]=20 [speed]=10 [study]=20); fi
 
 if (( install )); then
     version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
@@ -181,6 +189,17 @@ run_part() {  # run_part INDEX NAME COMMAND...: under timeout, its share of the 
 
 for i in "${!parts[@]}"; do
     case ${parts[i]} in
+    profile)
+        if (( smoke )); then
+            extra=(--device cpu --setting vit-t-cifar --batch-size 4 --steps 2 --warmup 1 --profile-steps 1)
+        else
+            extra=(--device cuda --setting vit-b-in1k --batch-size 512)
+        fi
+        # Eager first, written before compiling: its figures come back even
+        # if compiling outlasts the part.
+        run_part "$i" profile "$python" -m experiments.benchmarks.step_profile "${extra[@]}" \
+            --modes eager compiled --out "$out"
+        ;;
     acceptance)
         if (( smoke )); then extra=(--smoke); else extra=(); fi
         run_part "$i" acceptance "$python" -m experiments.benchmarks.gpu_acceptance --out "$work/acceptance" "${extra[@]}"
@@ -192,7 +211,7 @@ for i in "${!parts[@]}"; do
         if (( smoke )); then
             extra=(--device cpu --batch-size 4 --steps 2 --warmup 1 --workers 0)
         else
-            extra=(--device cuda --compile)
+            extra=(--device cuda --compile --steps 40 --warmup 8)
         fi
         run_part "$i" speed "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
             --out "$out/paper_scale_speed.json"

@@ -1,0 +1,259 @@
+r"""Where one training step's time goes: the step timed, then a few steps
+under ``torch.profiler``, the top kernels and their share. From the
+repository root:
+
+    python -m experiments.benchmarks.step_profile [--setting vit-b-in1k] \
+        [--batch-size 512] [--modes eager compiled] [--steps 20] \
+        [--warmup 5] [--profile-steps 3] [--top 15] \
+        --out work_dirs/step_profile
+
+On an H100: ``--batch-size 512 --modes eager compiled``.
+
+The step is the one ``tools/train.py`` runs: ``model.train_step`` with the
+setting's pretraining config's model, data preprocessor and optimizer
+wrapper (bf16 autocast on CUDA, its parameter groups, fused AdamW), on
+random uint8 images and the config's layouts (``throughput.layouts``), so
+no data loader stands between the figures and the model. The mode
+``compiled`` compiles the loss as ``tools/train.py --compile`` does
+(``compile_loss``).
+
+Writes ``step_profile.json`` and ``step_profile.md`` in ``--out`` after
+each mode (so a run stopped while compiling keeps the eager figures), for
+each mode: the
+first step's seconds (compilation, with ``--compile``), the median of
+``--steps`` timed steps (ms/step, images/s, TFLOP/s and MFU against
+``--peak-tflops`` or the GPU's known peak), and the profiled steps' top
+``--top`` entries by self time on the device (CUDA kernels on a GPU, aten
+operators on a CPU): calls and milliseconds per step and their share of
+the device's busy time, with that busy time's share of the wall time (the
+rest is the device waiting on the host).
+"""
+import argparse
+import os.path as osp
+import statistics
+import time
+
+from randsac_mm._cli.args import (
+    HelpFormatter,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
+from randsac_mm._cli.errors import add_debug_arg, run_tool
+
+from ..benchmark_io import code_commit, machine_info, write_json
+from .gpu_acceptance import PEAK_TFLOPS
+from .throughput import SETTINGS, forward_macs, image_size, layouts
+
+PROG = 'python -m experiments.benchmarks.step_profile'
+
+
+def build_step(setting, batch_size, device, compiled):
+    """``step(i)``: the i-th training step of ``setting`` at ``batch_size``
+    on ``device`` (the config's model and optimizer wrapper, a pool of the
+    config's layouts cycled through); returns the loss."""
+    import torch
+    from mmengine.optim import build_optim_wrapper
+
+    from randsac_mm.apis import build_model
+    from randsac_mm.engine.hooks.compile_loss_hook import compile_loss
+
+    from .throughput import setting_config
+    cfg = setting_config(setting)
+    model = build_model(cfg, None, seed=0).to(device)
+    model.train()
+    if compiled:
+        compile_loss(model)
+    optim = build_optim_wrapper(model, cfg.optim_wrapper)
+    generator = torch.Generator().manual_seed(0)
+    images = torch.randint(0, 256, (batch_size, 3, *image_size(setting)),
+                           dtype=torch.uint8, generator=generator)
+    if device == 'cuda':
+        images = images.pin_memory()
+    batches = [dict(inputs=images, data_samples=samples)
+               for samples in layouts(setting, batch_size)]
+
+    def step(i):
+        return model.train_step(batches[i % len(batches)], optim)['loss']
+    return step
+
+
+def profile_rows(prof, device, steps, top):
+    """The top ``top`` entries by self device time (self CPU time on a
+    CPU), per step, and the device's busy milliseconds per step."""
+    events = prof.key_averages()
+    key = 'self_device_time_total' if device == 'cuda' else \
+        'self_cpu_time_total'
+    busy = sum(getattr(e, key) for e in events) / 1e3 / steps
+    ranked = sorted(events, key=lambda e: getattr(e, key), reverse=True)
+    rows = [dict(name=e.key, calls=e.count / steps,
+                 ms=getattr(e, key) / 1e3 / steps,
+                 share=getattr(e, key) / 1e3 / steps / busy if busy else 0)
+            for e in ranked[:top] if getattr(e, key) > 0]
+    return rows, busy
+
+
+def profile_mode(args, compiled):
+    """One mode's figures (``compiled``: the loss compiled)."""
+    import torch
+    device = args.device
+    batch = args.batch_size or SETTINGS[args.setting][1]
+    step = build_step(args.setting, batch, device, compiled)
+
+    def sync():
+        if device == 'cuda':
+            torch.cuda.synchronize()
+
+    start = time.perf_counter()
+    step(0)
+    sync()
+    first = time.perf_counter() - start
+    name = 'compiled' if compiled else 'eager'
+    print(f'[step_profile] {name}: first step {first:.1f} s', flush=True)
+    for i in range(1, args.warmup):
+        step(i)
+    sync()
+    if device == 'cuda':
+        torch.cuda.reset_peak_memory_stats()
+    times = []
+    for i in range(args.steps):
+        start = time.perf_counter()
+        step(args.warmup + i)
+        sync()
+        times.append(time.perf_counter() - start)
+    seconds = statistics.median(times)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == 'cuda':
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as prof:
+        start = time.perf_counter()
+        for i in range(args.profile_steps):
+            loss = step(args.warmup + args.steps + i)
+        sync()
+        wall = (time.perf_counter() - start) / args.profile_steps * 1e3
+    rows, busy = profile_rows(prof, device, args.profile_steps, args.top)
+    tflops = batch / seconds * args.flops_per_image / 1e12
+    print(f'[step_profile] {name}: {seconds * 1e3:.1f} ms/step', flush=True)
+    return dict(
+        first_step_s=first, ms_per_step=seconds * 1e3,
+        images_per_s=batch / seconds, tflops=tflops,
+        mfu=tflops / args.peak if args.peak else None,
+        peak_allocated_gib=(torch.cuda.max_memory_allocated() / 2**30
+                            if device == 'cuda' else None),
+        loss=float(loss.detach()), profiled_ms_per_step=wall,
+        device_busy_ms_per_step=busy, device_busy_share=busy / wall,
+        top=rows)
+
+
+def profile_main(argv=None):
+    from mmengine.registry import init_default_scope
+
+    import randsac_mm.registration  # noqa: F401
+    args = parse_args(argv)
+    init_default_scope('mmpretrain')
+    env = machine_info()
+    args.peak = args.peak_tflops or next(
+        (value for part, value in PEAK_TFLOPS.items()
+         if part in (env.get('gpu') or '')), None)
+    args.flops_per_image = forward_macs(args.setting) * 2 * 3
+    result = dict(
+        setting=args.setting, config=SETTINGS[args.setting][0],
+        batch_size=args.batch_size or SETTINGS[args.setting][1],
+        device=args.device, steps=args.steps, warmup=args.warmup,
+        profiled_steps=args.profile_steps,
+        flops_per_image=args.flops_per_image, peak_tflops=args.peak,
+        machine=env, commit=code_commit(), modes={})
+    for mode in args.modes:
+        result['modes'][mode] = profile_mode(args, mode == 'compiled')
+        write_json(osp.join(args.out, 'step_profile.json'), result)
+        text = markdown(result)
+        with open(osp.join(args.out, 'step_profile.md'), 'w') as f:
+            f.write(text)
+    print(text)
+
+
+def markdown(result):
+    """The result as step_profile.md: one section per mode."""
+    r = result
+    what = 'CUDA kernels' if r['device'] == 'cuda' else 'aten operators'
+    lines = [
+        f"# One training step of `{r['config']}`", '',
+        f"Batch {r['batch_size']} on {r['machine'].get('gpu') or 'the CPU'}"
+        f" ({r['device']}); code {r['commit']}. Command: `{PROG} --setting "
+        f"{r['setting']} --batch-size {r['batch_size']} --modes "
+        f"{' '.join(r['modes'])}`. Median of {r['steps']} steps after "
+        f"{r['warmup']}; {r['profiled_steps']} profiled.", '']
+    for mode, m in r['modes'].items():
+        mfu = f"{m['mfu']:.1%}" if m['mfu'] is not None else '-'
+        lines += [
+            f'## {mode}', '',
+            f"First step {m['first_step_s']:.1f} s; {m['ms_per_step']:.1f} "
+            f"ms a step ({m['images_per_s']:.0f} images/s, "
+            f"{m['tflops']:.1f} TFLOP/s, MFU {mfu}). Profiled: "
+            f"{m['profiled_ms_per_step']:.1f} ms a step, the device busy "
+            f"{m['device_busy_ms_per_step']:.1f} ms of it "
+            f"({m['device_busy_share']:.0%}).", '',
+            f'Top {what} by self time on the device, per step:', '',
+            '| name | calls | ms | share of busy |',
+            '| --- | ---: | ---: | ---: |']
+        for row in m['top']:
+            name = row['name'].replace('|', '\\|')
+            if len(name) > 90:
+                name = name[:87] + '...'
+            lines.append(f"| `{name}` | {row['calls']:.0f} | "
+                         f"{row['ms']:.2f} | {row['share']:.1%} |")
+        lines.append('')
+    return '\n'.join(lines)
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                     formatter_class=HelpFormatter)
+    parser.add_argument('--setting', choices=tuple(SETTINGS),
+                        default='vit-b-in1k',
+                        help='the pretraining config stepped')
+    parser.add_argument('--batch-size', type=positive_int, default=None,
+                        help="images per step; None: the setting's CPU "
+                        'batch (use 512 on a GPU: the config\'s)')
+    parser.add_argument('--device', choices=('cpu', 'cuda'), default=None,
+                        help='None: cuda where there is one, else cpu')
+    parser.add_argument('--modes', nargs='+', choices=('eager', 'compiled'),
+                        default=['eager'],
+                        help='in order; compiled: the loss compiled as '
+                        'tools/train.py --compile does')
+    parser.add_argument('--steps', type=positive_int, default=20,
+                        help='timed steps (the median counts)')
+    parser.add_argument('--warmup', type=positive_int, default=5,
+                        help='untimed steps first (the first is timed '
+                        'alone: compilation)')
+    parser.add_argument('--profile-steps', type=positive_int, default=3,
+                        help='steps under torch.profiler')
+    parser.add_argument('--top', type=positive_int, default=15,
+                        help='entries in the table')
+    parser.add_argument('--peak-tflops', type=positive_float, default=None,
+                        help="the device's peak TFLOP/s for MFU; None: "
+                        "known from the GPU's name, else no MFU")
+    parser.add_argument('--threads', type=non_negative_int, default=0,
+                        help='CPU threads (torch.set_num_threads); 0: '
+                        "torch's default")
+    parser.add_argument('--out', required=True,
+                        help='folder for step_profile.json and .md (made '
+                        'if missing)')
+    add_debug_arg(parser)
+    args = parser.parse_args(argv)
+    import torch
+    if args.device is None:
+        args.device = 'cuda' if torch.cuda.is_available() else 'cpu'
+    if args.device == 'cuda' and not torch.cuda.is_available():
+        parser.error('--device cuda: this torch sees no CUDA device')
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    return args
+
+
+def main(argv=None):
+    return run_tool(profile_main, argv, prog=PROG)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
