@@ -118,7 +118,8 @@ def test_the_checker_catches_a_leaking_mask():
     spec = SegmentSpec(grid=(4, 4), segment='square', square_size=2)
     ranks = generate(spec, 0, 2)
     batch = SegmentBatch(ranks)
-    batch.cross_mask = batch.cross_mask | torch.ones_like(batch.cross_mask)
+    leaking = batch.cross_mask | torch.ones_like(batch.cross_mask)
+    batch.cross_attention.mask = leaking
     try:
         check_batch(batch, ranks)
     except AssertionError:

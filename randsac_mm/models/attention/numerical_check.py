@@ -21,9 +21,12 @@ import functools
 
 import torch
 
-from .kernel import ATTENTION_KERNELS, build_attention_kernel
-from .rules import encoder_rule
-from .sdpa import SDPAKernel
+from .kernels import (
+    ATTENTION_KERNELS,
+    SDPAKernel,
+    build_attention_kernel,
+    encoder_rule,
+)
 
 __all__ = ['CHECK_LENGTHS', 'ROWS', 'attention_check', 'check_labels',
            'clear_kernel', 'kernel_case', 'kernel_variant']

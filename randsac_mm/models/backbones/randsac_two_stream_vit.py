@@ -50,8 +50,7 @@ class RandSACTwoStreamViT(RandSACViT):
             self.query_token
         last = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
-            query = layer(query, batch.cross_mask, content, batch.kernel)
+            query = layer(query, batch.cross_attention, content)
             if i < last:  # nothing reads the last layer's content stream
-                content = layer(content, batch.encoder_mask, None,
-                                batch.kernel)
+                content = layer(content, batch.encoder_attention)
         return self.final_norm_layer(query)

@@ -1,16 +1,19 @@
-"""The RandSAC encoder: a ViT with segment-causal self-attention."""
+"""The RandSAC encoder: a ViT whose layers attend segment-causally."""
 from collections.abc import Sequence
 
 import numpy as np
 from mmpretrain.models import VisionTransformer
+from mmpretrain.models.backbones.vision_transformer import (
+    TransformerEncoderLayer,
+)
 from mmpretrain.registry import MODELS
+from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
 from ...checkpoint.loading import check_pretrained_checkpoint
 from ..utils import gather_tokens, sincos_2d_embedding
-from .segment_causal_layer import SegmentCausalLayer
 
-__all__ = ['RandSACViT']
+__all__ = ['RandSACViT', 'SegmentCausalLayer']
 
 POS_EMBED_TYPES = ('sincos', 'learned')
 # As MAE pretraining: Xavier-uniform linears (mmpretrain's ViT leaves the
@@ -20,6 +23,67 @@ DEFAULT_INIT = [
          nonlinearity='linear'),
     dict(type='Xavier', layer='Linear', distribution='uniform'),
 ]
+
+
+class SegmentCausalLayer(TransformerEncoderLayer):
+    """``TransformerEncoderLayer`` whose ``forward`` takes a mask.
+
+    Built with ``TransformerEncoderLayer``'s arguments, it adds no parameter
+    or state, so parameter names, initialisation and checkpoints stay
+    mmpretrain's (``RandSACViT`` builds its layers as this class). Every
+    masked computation runs inside this module's own ``forward``, so
+    wrappers that act on module calls (FSDP units gathering their shards,
+    activation checkpointing) see it.
+
+    Raises:
+        ValueError: the attention has ``v_shortcut`` (the masked path
+            computes attention itself and has no such shortcut).
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.attn.v_shortcut:
+            raise ValueError('SegmentCausalLayer: v_shortcut attention is '
+                             'not supported')
+        # VisionTransformer gives stochastic depth rates as numpy scalars
+        # (from np.linspace); torch.compile reads a branch on one as data-
+        # dependent. Same value as a Python float.
+        for module in self.modules():
+            if hasattr(module, 'drop_prob'):
+                module.drop_prob = float(module.drop_prob)
+
+    def forward(self, x, attention=None, content=None):
+        """Args:
+            x (torch.Tensor): [B, L, C], the layer's input; for the query
+                stream, the queries [B, Lq, C].
+            attention (MaskedAttention | None): the masked attention of a
+                rule (``SegmentBatch.encoder_attention`` and the like);
+                None: full attention, mmpretrain's own forward.
+            content (torch.Tensor | None): two-stream query stream: the
+                content stream's input of this layer [B, Lk, C], from which
+                keys and values come, with the same weights (XLNet).
+
+        Returns:
+            torch.Tensor: [B, L, C].
+        """
+        if attention is None:
+            return super().forward(x)
+        attn = self.attn
+        if content is None:
+            q, k, v = attn.qkv(self.ln1(x)).chunk(3, dim=-1)
+        else:
+            channels = x.shape[-1]
+            weight, bias = attn.qkv.weight, attn.qkv.bias
+            q = F.linear(self.ln1(x), weight[:channels],
+                         None if bias is None else bias[:channels])
+            k, v = F.linear(self.ln1(content), weight[channels:],
+                            None if bias is None else bias[channels:]
+                            ).chunk(2, dim=-1)
+        out = attention(q, k, v, attn.num_heads,
+                        attn.attn_drop if attn.training else 0.0)
+        # mmpretrain MultiheadAttention's output path: proj, dropouts, scale.
+        x = x + attn.out_drop(attn.gamma1(attn.proj_drop(attn.proj(out))))
+        return self.ffn(self.ln2(x), identity=x)
 
 
 @MODELS.register_module()
@@ -236,10 +300,10 @@ class RandSACViT(VisionTransformer):
         x = self.pre_norm(x)
         hidden = []
         for layer in self.layers:
-            args = (batch.encoder_mask, None, batch.kernel)
             if self.with_cp and x.requires_grad:
-                x = checkpoint(layer, x, *args, use_reentrant=False)
+                x = checkpoint(layer, x, batch.encoder_attention,
+                               use_reentrant=False)
             else:
-                x = layer(x, *args)
+                x = layer(x, batch.encoder_attention)
             hidden.append(self.final_norm_layer(x))
         return hidden

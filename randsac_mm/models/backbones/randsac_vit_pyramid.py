@@ -13,6 +13,7 @@ from torch import nn
 
 from ..attention import (
     DEFAULT_SDPA_BACKENDS,
+    MaskedAttention,
     build_attention_kernel,
     sdpa_backend_list,
 )
@@ -117,7 +118,7 @@ class RandSACViTPyramid(RandSACViT):
             of (h w)^2 per image.
         sdpa_backends (Sequence[str]): the SDPA backends the windowed
             blocks' masked attention may run on, most preferred first
-            (``randsac_mm.models.attention.sdpa``; 'cudnn' only where its
+            (``randsac_mm.models.attention.SDPAKernel``; 'cudnn' only where its
             check passes).
         **kwargs: RandSACViT / VisionTransformer arguments.
     """
@@ -188,9 +189,9 @@ class RandSACViTPyramid(RandSACViT):
                 x = layer(x)
             else:
                 windows, real = window_partition(x, grid, self.window_size)
-                x = window_merge(layer(windows, kernel.dense_form(real),
-                                       None, kernel),
-                                 grid, self.window_size)
+                attention = MaskedAttention(kernel, kernel.dense_form(real))
+                x = window_merge(layer(windows, attention), grid,
+                                 self.window_size)
             if i == len(self.layers) - 1:
                 x = self.ln1(x)
             if i in self.out_indices:

@@ -8,7 +8,6 @@ from mmpretrain.registry import MODELS
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from ..attention import multihead_attention
 from ..utils import gather_tokens, sincos_2d_embedding
 
 __all__ = ['RandSACDecoder', 'RandSACDecoderLayer']
@@ -51,26 +50,25 @@ class RandSACDecoderLayer(BaseModule):
         self.drop_path = DropPath(drop_path_rate) if drop_path_rate > 0 \
             else nn.Identity()
 
-    def forward(self, x, memory, self_mask, cross_mask, kernel):
+    def forward(self, x, memory, self_attention, cross_attention):
         """Args:
             x (torch.Tensor): queries [B, Lq, C].
             memory (torch.Tensor): encoder memory [B, Lk, C_mem].
-            self_mask: the mask for [B, h, Lq, Lq], in ``kernel``'s form.
-            cross_mask: the mask for [B, h, Lq, Lk], likewise.
-            kernel (AttentionKernel): the kernel of both masks.
+            self_attention (MaskedAttention): under the decoder rule's mask
+                [B, h, Lq, Lq] (``SegmentBatch.decoder_attention``).
+            cross_attention (MaskedAttention): under the cross rule's mask
+                [B, h, Lq, Lk] (``SegmentBatch.cross_attention``).
 
         Returns:
             torch.Tensor: [B, Lq, C].
         """
         q, k, v = self.self_qkv(self.ln1(x)).chunk(3, dim=-1)
         x = x + self.drop_path(self.self_proj(
-            multihead_attention(q, k, v, self.num_heads, self_mask,
-                                kernel)))
+            self_attention(q, k, v, self.num_heads)))
         k, v = self.cross_kv(memory).chunk(2, dim=-1)
         q = self.cross_q(self.ln2(x))
         x = x + self.drop_path(self.cross_proj(
-            multihead_attention(q, k, v, self.num_heads, cross_mask,
-                                kernel)))
+            cross_attention(q, k, v, self.num_heads)))
         return self.ffn(self.ln3(x), identity=x)
 
 
@@ -210,8 +208,7 @@ class RandSACDecoder(BaseModule):
         """
         x = gather_tokens(self.pos_embed, batch.decoder_order)
         for layer, memory in zip(self.layers, self.memories(encoder_outputs)):
-            args = (memory, batch.decoder_mask, batch.cross_mask,
-                    batch.kernel)
+            args = (memory, batch.decoder_attention, batch.cross_attention)
             if self.with_cp and memory.requires_grad:
                 x = checkpoint(layer, x, *args, use_reentrant=False)
             else:

@@ -6,16 +6,19 @@ encoder drops the last segment and the decoder the first. When segment
 sizes differ across the batch (blobs, shuffled), the sequences are cut at
 the batch's smallest last/first segment, so a few samples keep some tokens
 of their last segment in the encoder (no query may read them: harmless) or
-of their first segment in the decoder (never predicted; see
-``attention.rules`` for what they read).
+of their first segment in the decoder (never predicted; see the rules in
+``randsac_mm.models.attention.kernels`` for what they read).
 
-The masks follow the three rules of ``randsac_mm.models.attention.rules``,
-in the form of the batch's attention kernel.
+The masks follow the three rules of ``randsac_mm.models.attention``, in
+the form of the batch's attention kernel; the layers attend through the
+batch (``encoder_attention``, ``decoder_attention``, ``cross_attention``)
+and never see a mask or a kernel.
 """
 import numpy as np
 import torch
 
 from ..attention import (
+    MaskedAttention,
     build_attention_kernel,
     cross_rule,
     decoder_rule,
@@ -86,9 +89,12 @@ class SegmentBatch:
             ``[0, enc_len)``).
         dec_start (int): first sorted position the decoder predicts
             (positions ``[dec_start, N)``).
-        kernel (AttentionKernel): the kernel the masks are built for; the
-            layers attend through it.
-        encoder_mask, decoder_mask, cross_mask: the three masks, in the
+        kernel (AttentionKernel): the kernel the masks are built for.
+        encoder_attention, decoder_attention, cross_attention
+            (MaskedAttention): what the layers call, ``(q, k, v,
+            num_heads, dropout_p) -> [B, Lq, C]``, under the encoder's,
+            the decoder's and the cross rule's mask for the batch.
+        encoder_mask, decoder_mask, cross_mask: those three masks, in the
             kernel's form.
         loss_mask (torch.Tensor): bool [B, N - dec_start], decoder positions
             that are predicted (not in the first segment).
@@ -143,6 +149,22 @@ class SegmentBatch:
         self.decoder_rank = self.sorted_rank[:, self.dec_start:]
         self.loss_mask = self.decoder_rank >= 1
         enc, dec = self.encoder_rank, self.decoder_rank
-        self.encoder_mask = self.kernel.build_mask(encoder_rule, enc, enc)
-        self.decoder_mask = self.kernel.build_mask(decoder_rule, dec, dec)
-        self.cross_mask = self.kernel.build_mask(cross_rule, dec, enc)
+        kernel = self.kernel
+        self.encoder_attention = MaskedAttention(
+            kernel, kernel.build_mask(encoder_rule, enc, enc))
+        self.decoder_attention = MaskedAttention(
+            kernel, kernel.build_mask(decoder_rule, dec, dec))
+        self.cross_attention = MaskedAttention(
+            kernel, kernel.build_mask(cross_rule, dec, enc))
+
+    @property
+    def encoder_mask(self):
+        return self.encoder_attention.mask
+
+    @property
+    def decoder_mask(self):
+        return self.decoder_attention.mask
+
+    @property
+    def cross_mask(self):
+        return self.cross_attention.mask
