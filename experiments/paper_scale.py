@@ -56,6 +56,7 @@ from randsac_mm.evaluation import accuracy_readouts
 
 from . import REPO_ROOT
 from . import study as small
+from .records import load_record, read_record
 from .study import StudyPlan, StudySettings
 
 __all__ = ['PAPER_SCALE', 'QUICK', 'plan_runs', 'run_paper_scale']
@@ -162,18 +163,14 @@ def restore(name, seed, settings, records):
 
 def keep(name, seed, settings, records):
     """Copies a finished run's records (not its checkpoints) to
-    ``records``; refuses to replace records of other settings there."""
+    ``records``; refuses to replace records of other settings there
+    (UserError naming ``--records``)."""
     source = small.run_dir(name, seed, settings)
     target = _records_dir(records, name, seed)
-    committed = osp.join(target, 'pretrain.json')
-    if osp.exists(committed):
-        with open(committed) as f, \
-                open(osp.join(source, 'pretrain.json')) as g:
-            old, new = json.load(f)['settings'], json.load(g)['settings']
-        if old != new:
-            raise RuntimeError(
-                f'{target} holds records of other settings ({old}; this '
-                f'run: {new}): give other --records or remove them')
+    ran = load_record(osp.join(source, 'pretrain.json'))
+    if ran is not None:  # a run without pretraining has no such record
+        read_record(osp.join(target, 'pretrain.json'), ran['settings'],
+                    '--records')  # refuses records of other settings
     os.makedirs(target, exist_ok=True)
     for path in _run_files(source):
         shutil.copy2(path, target)
@@ -196,12 +193,9 @@ def recorded_minutes(name, seed, settings):
     pretraining: its record times the last start only)."""
     folder = small.run_dir(name, seed, settings)
     pretrain = readouts = None
-    record = osp.join(folder, 'pretrain.json')
-    if osp.exists(record):
-        with open(record) as f:
-            done = json.load(f)
-        if not done.get('resumed_from'):
-            pretrain = done['minutes']
+    done = load_record(osp.join(folder, 'pretrain.json'))
+    if done is not None and not done.get('resumed_from'):
+        pretrain = done['minutes']
     evals = [small.recorded_readouts(name, seed, epoch, settings,
                                      small.checkpoint_name(epoch))[0]
              for epoch in settings.eval_epochs]

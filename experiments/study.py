@@ -42,7 +42,6 @@ recorded so far without training, and reads no data.
 import argparse
 import contextlib
 import functools
-import json
 import math
 import os
 import os.path as osp
@@ -64,6 +63,7 @@ from randsac_mm.evaluation import (
 
 from . import REPO_ROOT
 from .benchmark_io import code_commit, cpu_precision_setting, machine_info
+from .records import read_record, same_settings, train_resuming, write_record
 from .scalars import logged_scalars
 
 __all__ = ['ORDERINGS', 'QUICK', 'READOUT_NAMES', 'SMALL_SCALE', 'StudyPlan',
@@ -350,9 +350,6 @@ def pretrain(name, seed, settings, need_checkpoints=True):
         ``minutes``, and the ``machine`` and ``commit`` it ran on (records
         made before these were recorded lack them).
     """
-    from mmengine.runner import Runner
-
-    from randsac_mm.checkpoint import latest_checkpoint
     folder = run_dir(name, seed, settings)
     record = osp.join(folder, 'pretrain.json')
     wanted = dict(variant=name, config=settings.plan.variants[name][0],
@@ -361,28 +358,22 @@ def pretrain(name, seed, settings, need_checkpoints=True):
                   data_root=_recorded_root(settings),
                   **_added_settings(settings))
     checkpoints = {str(e): checkpoint_name(e) for e in settings.eval_epochs}
-    if osp.exists(record):
-        with open(record) as f:
-            done = json.load(f)
-        if done['settings'] == wanted and (not need_checkpoints or all(
-                osp.isfile(osp.join(folder, p))
-                for p in checkpoints.values())):
-            return done
-        raise UserError(
-            f'--work-dir: {folder} holds a run of other settings '
-            f'({done["settings"]}, asked {wanted}) or lacks a checkpoint of '
-            f'eval_epochs {settings.eval_epochs}: give another work dir or '
-            'remove it')
+    done = read_record(record, wanted, '--work-dir')
+    if done is not None:
+        lacking = [p for p in checkpoints.values()
+                   if not osp.isfile(osp.join(folder, p))]
+        if need_checkpoints and lacking:
+            raise UserError(
+                f'--work-dir: {folder} records this run but lacks its '
+                f'checkpoints {lacking} (eval_epochs {settings.eval_epochs})'
+                ': give another work dir or remove it')
+        return done
     start = time.time()
     cfg = variant_config(name, settings)
     cfg.randomness = dict(seed=seed)
-    cfg.work_dir = folder
     cfg.experiment_name = f'{name}_seed{seed}'
     set_checkpoints(cfg, settings.eval_epochs)
-    resume_from = latest_checkpoint(folder) if osp.isdir(folder) else None
-    if resume_from is not None:  # an interrupted run continues exactly
-        cfg.resume, cfg.load_from = True, resume_from
-    Runner.from_cfg(cfg).train()
+    _, resume_from = train_resuming(cfg, folder)
     losses = logged_scalars(folder)
     done = dict(settings=wanted, checkpoints=checkpoints,
                 first_loss=losses[0]['value'] if losses else None,
@@ -391,8 +382,7 @@ def pretrain(name, seed, settings, need_checkpoints=True):
                 resumed_from=resume_from and osp.basename(resume_from),
                 minutes=(time.time() - start) / 60,
                 machine=machine_info(), commit=code_commit())
-    with open(record, 'w') as f:
-        json.dump(done, f, indent=2)
+    write_record(record, done)
     return done
 
 
@@ -413,17 +403,9 @@ def recorded_readouts(name, seed, epoch, settings, checkpoint=None,
                   probe_epochs=settings.probe_epochs,
                   data_root=_recorded_root(settings),
                   **_added_settings(settings, 'probe_images'))
-    if osp.exists(cache):
-        with open(cache) as f:
-            cached = json.load(f)
-        if cached['settings'] == wanted:
-            return cached, cache
-        if refuse_others:  # never written over
-            raise UserError(
-                f'--work-dir: {cache} holds readouts of other settings '
-                f"({cached['settings']}, asked {wanted}): give another work "
-                'dir or remove it')
-    return dict(settings=wanted), cache
+    cached = read_record(cache, wanted, '--work-dir') if refuse_others \
+        else same_settings(cache, wanted)
+    return cached or dict(settings=wanted), cache
 
 
 def is_recorded(name, seed, epoch, settings, checkpoint=None):
@@ -484,9 +466,7 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
                 precision='float32' if settings.device == 'cuda' else 'auto'))
         done['eval_minutes'] = done.get('eval_minutes', 0.0) + \
             (time.time() - start) / 60
-        os.makedirs(folder, exist_ok=True)
-        with open(cache, 'w') as f:
-            json.dump(done, f, indent=2)
+        write_record(cache, done)
     return done
 
 

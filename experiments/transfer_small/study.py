@@ -15,6 +15,7 @@ from randsac_mm._cli.paths import write_json
 from ..benchmark_io import cpu_precision_setting
 from ..cells import cell
 from ..digit_scenes import make_scenes
+from ..records import load_record, read_record, train_resuming, write_record
 from ..scalars import logged_scalars
 from .pictures import draw_predictions
 from .readout import KINDS, TEST_IMAGES, token_identity
@@ -25,45 +26,6 @@ from .runs import (
     run_config,
     run_length,
 )
-
-
-def read_record(path, wanted):
-    """The record at ``path`` if it was made with ``wanted`` settings;
-    None if there is none. A record of other settings stops the study: its
-    run would be mixed with others in one table."""
-    if not osp.isfile(path):
-        return None
-    with open(path) as f:
-        record = json.load(f)
-    if record['settings'] != wanted:
-        raise UserError(
-            f'{path} records other settings ({record["settings"]}; asked '
-            f'{wanted}): give other --records or remove it')
-    return record
-
-
-def train_resuming(cfg, folder):
-    """Trains ``cfg`` in ``folder`` with mmengine's Runner, continuing from
-    the folder's latest checkpoint if an earlier start left one.
-
-    Returns:
-        tuple: the runner, and the checkpoint resumed from (None: a fresh
-        start).
-    """
-    from mmengine.runner import Runner
-
-    from randsac_mm.checkpoint import latest_checkpoint
-    cfg.work_dir = folder
-    # mmseg's and mmdet's runtimes name their visualizer 'visualizer', and
-    # mmengine hands a second run in this process the first's instance
-    # (and log folder): each run's own.
-    cfg.visualizer.name = cfg.experiment_name
-    resumed = latest_checkpoint(folder) if osp.isdir(folder) else None
-    if resumed is not None:
-        cfg.resume, cfg.load_from = True, resumed
-    runner = Runner.from_cfg(cfg)
-    runner.train()
-    return runner, resumed
 
 
 def check_digits(dataset, digits):
@@ -99,7 +61,7 @@ def pretrain(name, settings, log=print):
     if settings.pretrained_from:
         return reused_pretraining(name, wanted, path, checkpoint, settings,
                                   log)
-    record = read_record(path, wanted)
+    record = read_record(path, wanted, '--records')
     if record is not None and (settings.report_only or
                                osp.isfile(checkpoint)):
         log(f'[pretrain] {name}: recorded in {path}')
@@ -118,7 +80,7 @@ def pretrain(name, settings, log=print):
     _, resumed = train_resuming(cfg, folder)
     losses = logged_scalars(folder)
     minutes = (time.time() - start) / 60
-    write_json(path, dict(
+    write_record(path, dict(
         settings=wanted, losses=[(r['step'], r['value']) for r in losses],
         resumed_from=resumed and osp.basename(resumed), minutes=minutes))
     return checkpoint, minutes
@@ -134,10 +96,7 @@ def reused_pretraining(name, wanted, path, checkpoint, settings, log=print):
         UserError: that study has no such record, or not its checkpoint.
     """
     work_dir, records = settings.pretrained_from
-    found = None
-    if osp.isfile(path):
-        with open(path) as f:
-            found = json.load(f).get('settings')
+    found = (load_record(path) or {}).get('settings')
     if found != wanted:
         held = 'no record' if found is None else f'the record of {found}'
         raise UserError(
@@ -186,7 +145,7 @@ def readout(name, checkpoint, settings, log=print):
     path = osp.join(settings.records,
                     f"readout_{name or 'random'}.json")
     wanted = settings.recorded(wanted)
-    record = read_record(path, wanted)
+    record = read_record(path, wanted, '--records')
     if record is not None:
         log(f"[readout] {name or 'random'}: recorded in {path}")
     if record is not None or settings.report_only or (
@@ -199,7 +158,7 @@ def readout(name, checkpoint, settings, log=print):
         settings)
     record = dict(settings=wanted, accuracy=accuracy,
                   minutes=(time.time() - start) / 60)
-    write_json(path, record)
+    write_record(path, record)
     return record
 
 
@@ -236,7 +195,7 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
     name = f'{task}_{init}_seed{seed}'
     path = osp.join(settings.records, f'{name}.json')
     wanted = settings.recorded(wanted)
-    record = read_record(path, wanted)
+    record = read_record(path, wanted, '--records')
     if record is not None:
         log(f'[{task}] {init} seed {seed}: recorded in {path}')
     if record is not None or settings.report_only:
@@ -259,7 +218,7 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
                           for r in logged_scalars(folder)],
                   resumed_from=resumed and osp.basename(resumed),
                   minutes=(time.time() - start) / 60)
-    write_json(path, record)
+    write_record(path, record)
     return record
 
 
@@ -367,7 +326,7 @@ def run_study(settings, log=print):
     result = dict(settings=shown, rows=rows,
                   summary=summary(rows, settings), token_identity=readouts,
                   minutes=minutes)
-    write_json(settings.records.rstrip('/') + '.json', result)
+    write_json(settings.records.rstrip('/') + '.json', result)  # the table
     if not settings.readout_only:  # a report too: from the runs here
         for task in settings.tasks:
             draw_predictions(task, settings, log)

@@ -9,6 +9,7 @@ import pytest
 from experiments import paper_scale
 from experiments.paper_scale import PAPER_SCALE, QUICK, plan_runs
 from experiments.study import StudySettings
+from randsac_mm._cli.errors import UserError
 
 from ..conftest import run_tool
 from ..data_factory import write_mnist
@@ -57,7 +58,7 @@ def test_records_of_other_settings_are_never_replaced(tmp_path):
                                                       'pretrain.json']
     (run / 'pretrain.json').write_text(json.dumps(dict(
         settings=dict(epochs=2))))
-    with pytest.raises(RuntimeError, match='holds records of other '
+    with pytest.raises(UserError, match='--records: .* records other '
                        "settings .*'epochs': 1.*'epochs': 2"):
         paper_scale.keep('patch-raster', 0, done, str(records))
     assert json.loads((kept / 'pretrain.json').read_text())['settings'] == \

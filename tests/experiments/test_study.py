@@ -525,7 +525,7 @@ def test_readouts_of_other_settings_are_never_written_over(tmp_path):
     def no_data():
         raise AssertionError('evaluated before refusing')
     with pytest.raises(UserError, match=r'--work-dir: .*eval_epoch0.json '
-                       "holds readouts of other settings .*'/data/a'"):
+                       "records other settings .*'/data/a'"):
         study.evaluate('random', 0, 0, other, no_data)
     assert open(path).read() == kept
     assert not study.is_recorded('random', 0, 0, other)  # a report: not yet

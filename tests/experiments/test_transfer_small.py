@@ -7,6 +7,7 @@ import os.path as osp
 import pytest
 from PIL import Image
 
+from experiments.records import read_record
 from experiments.transfer_small import cli, runs, study
 from randsac_mm._cli.errors import UserError
 
@@ -213,12 +214,12 @@ def test_a_bf16_run_is_never_taken_for_a_float32_record(monkeypatch,
     path = tmp_path / 'run.json'
     path.write_text(json.dumps(dict(settings=dict(a=1))))  # float32's
     with pytest.raises(UserError, match=r"run\.json records other settings "
-                       r"\(\{'a': 1\}; asked \{'a': 1, 'precision': "
+                       r"\(\{'a': 1\}; this study: \{'a': 1, 'precision': "
                        r"'bfloat16'\}\)"):
-        study.read_record(str(path), wanted)
+        read_record(str(path), wanted, '--records')
     monkeypatch.setenv(CPU_PRECISION_ENV, 'float32')
-    assert study.read_record(
-        str(path), settings.recorded(dict(a=1)))['settings'] == dict(a=1)
+    assert read_record(str(path), settings.recorded(dict(a=1)),
+                       '--records')['settings'] == dict(a=1)
 
 
 def test_an_unknown_cfg_option_is_one_line_naming_it_and_makes_nothing(

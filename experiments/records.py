@@ -1,0 +1,96 @@
+"""The studies' records: what the small-scale, the paper-scale and the
+dense transfer study share to run a plan in several sittings.
+
+A record is one JSON file per step of a run (a pretraining, the readouts
+at one epoch, a transfer run) whose ``settings`` say everything the step's
+result depends on. A study asks for a record with the settings it needs:
+
+- none yet: the step runs (resuming from its folder's latest checkpoint
+  when an earlier start left one: :func:`train_resuming`) and its record
+  is written whole or not at all (:func:`write_record`);
+- one of those settings: reused, nothing runs;
+- one of other settings: refused (:func:`read_record`), never written
+  over, since a table would mix runs of two settings.
+
+Each study says which settings identify its steps and where its records
+live; the rules above are stated here once.
+"""
+import json
+import os.path as osp
+
+from randsac_mm._cli.errors import UserError
+from randsac_mm._cli.paths import write_json
+
+__all__ = ['load_record', 'read_record', 'same_settings', 'train_resuming',
+           'write_record']
+
+
+def load_record(path):
+    """The record at ``path`` as it is, or None when there is none."""
+    if not osp.isfile(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def same_settings(path, wanted):
+    """The record at ``path`` if it was made with the ``wanted`` settings;
+    None otherwise (none, or of other settings): for a report that only
+    reads."""
+    record = load_record(path)
+    return record if record and record['settings'] == wanted else None
+
+
+def read_record(path, wanted, argument):
+    """The record at ``path`` if it was made with the ``wanted`` settings;
+    None if there is none.
+
+    Args:
+        path (str): the record's file.
+        wanted (dict): the settings the study needs.
+        argument (str): the option that says where the study's records
+            live ('--work-dir', '--records'), named in the refusal.
+
+    Raises:
+        UserError: the file records other settings.
+    """
+    record = load_record(path)
+    if record is not None and record['settings'] != wanted:
+        raise UserError(
+            f'{argument}: {path} records other settings '
+            f"({record['settings']}; this study: {wanted}): give another "
+            f'{argument} or remove it')
+    return record
+
+
+def write_record(path, record):
+    """Writes ``record`` (with its ``settings``) to ``path`` whole or not at
+    all (an interrupted write leaves the previous file), folders made."""
+    if 'settings' not in record:
+        raise ValueError(f'a record names its settings; {path} has none')
+    write_json(path, record)
+
+
+def train_resuming(cfg, folder):
+    """Trains ``cfg`` in ``folder`` with mmengine's Runner, continuing from
+    the folder's latest checkpoint if an earlier start left one.
+
+    Returns:
+        tuple: the runner, and the checkpoint resumed from (None: a fresh
+        start).
+    """
+    from mmengine.runner import Runner
+
+    from randsac_mm.checkpoint import latest_checkpoint
+    cfg.work_dir = folder
+    if cfg.get('visualizer') and cfg.get('experiment_name'):
+        # mmseg's and mmdet's runtimes name their visualizer 'visualizer',
+        # and mmengine hands a second run in this process the first's
+        # instance (and log folder): each run's own.
+        cfg.visualizer.name = cfg.experiment_name
+    resumed = latest_checkpoint(folder) if osp.isdir(folder) else None
+    if resumed is not None:  # an interrupted run continues exactly
+        cfg.resume, cfg.load_from = True, resumed
+    runner = Runner.from_cfg(cfg)
+    runner.train()
+    return runner, resumed
