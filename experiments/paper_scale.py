@@ -400,7 +400,7 @@ def main(argv=None):
             f.write(text)
         print(text + f'\nwrote {args.records}/plan.md')
         return
-    from .study_report import markdown
+    from .study.report import markdown
     result = run_paper_scale(settings, args.records, args.budget_minutes,
                              log=lambda line: print(line, flush=True),
                              whole_runs_only=args.whole_runs_only)

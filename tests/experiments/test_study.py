@@ -14,6 +14,8 @@ from mmengine.config import Config
 from PIL import Image
 
 from experiments import study
+from experiments.study import cli as study_cli
+from experiments.study import runs as study_runs
 from randsac_mm.analysis.paper import find_model, paper_figure
 
 from ..conftest import REPO_ROOT, run_tool
@@ -161,7 +163,7 @@ def test_a_report_of_recorded_runs_reads_no_data(tmp_path, monkeypatch):
 
     def no_data(*args, **kwargs):
         raise AssertionError('report_only built the labelled loaders')
-    monkeypatch.setattr(study, 'labelled_loaders', no_data)
+    monkeypatch.setattr(study_cli, 'labelled_loaders', no_data)
     settings = study.StudySettings(
         configs=CONFIGS, eval_data=EVAL_DATA,
         variants=['random', 'patch-random', 'square-m2'], seeds=[0],
@@ -229,12 +231,12 @@ def test_cuda_readouts_extract_features_in_full_float32():
     before = matmul.fp32_precision, conv.fp32_precision
     try:
         matmul.fp32_precision = conv.fp32_precision = 'tf32'
-        with study._float32_matmuls('cuda'):
+        with study_runs._float32_matmuls('cuda'):
             assert (matmul.fp32_precision, conv.fp32_precision) == \
                 ('ieee', 'ieee')
         assert (matmul.fp32_precision, conv.fp32_precision) == \
             ('tf32', 'tf32')
-        with study._float32_matmuls('cpu'):
+        with study_runs._float32_matmuls('cpu'):
             assert matmul.fp32_precision == 'tf32'
     finally:
         matmul.fp32_precision, conv.fp32_precision = before
@@ -447,17 +449,17 @@ def test_committed_study_results_have_the_schema_run_study_writes(
     """The committed studies (the 5-epoch ablation table and the training
     length study) hold what run_study writes now: its keys, records of one
     read-out epoch each, and the summary, orderings and pretraining minutes
-    those records give; their reports are study_report.markdown's."""
+    those records give; their reports are study.report.markdown's."""
     from dataclasses import fields
 
-    from experiments.study_report import markdown
+    from experiments.study.report import markdown
     with open(osp.join(REPO_ROOT, json_path)) as f:
         result = json.load(f)
     assert set(result) == {'settings', 'records', 'summary', 'orderings',
                            'pretrain_minutes'}
     settings = result['settings']
     # device, probe_images, plan, compile and workers came later; a record
-    # without them ran at their defaults (see study._added_settings).
+    # without them ran at their defaults (see study.runs._added_settings).
     names = {f.name for f in fields(study.StudySettings)}
     later = {'device', 'probe_images', 'plan', 'compile', 'workers'}
     assert names - later <= set(settings) <= names

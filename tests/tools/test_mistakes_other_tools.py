@@ -239,7 +239,11 @@ def test_help_is_whole_and_every_option_explained(path, monkeypatch):
                 action.nargs != 0 and not action.required:
             # HelpFormatter prints '(default: None)': say what None means.
             assert 'None' in action.help, f'{path}: {action.dest}'
-    source = open(module.__file__).read()
-    assert "if __name__ == '__main__':\n    run_tool(main" in source
+    if module.__file__.endswith('__init__.py'):  # a package: __main__.py
+        main_file = module.__file__.replace('__init__.py', '__main__.py')
+        assert 'run_tool(main, prog=PROG)' in open(main_file).read()
+    else:
+        source = open(module.__file__).read()
+        assert "if __name__ == '__main__':\n    run_tool(main" in source
     # No line continuation collapsed in the printed usage examples.
     assert not re.search(r'(\.py|-m \S+) {3,}[^#\s]', parser.format_help())

@@ -4,7 +4,7 @@ import os.path as osp
 
 from randsac_mm.evaluation import readout_title
 
-from .cells import cell
+from ..cells import cell
 
 __all__ = ['bar_chart', 'curve_chart', 'markdown', 'write_report']
 

@@ -1,0 +1,234 @@
+"""The small-scale study's command (its help is the package's docstring)
+and its course: every run of the plan, then the summaries, verdicts and
+report."""
+import argparse
+import functools
+import os
+import os.path as osp
+from dataclasses import asdict
+
+from randsac_mm._cli.args import HelpFormatter, positive_int, seed_value
+from randsac_mm._cli.device import DEVICES, NoUsableCuda, use_device
+from randsac_mm._cli.errors import add_debug_arg
+from randsac_mm.evaluation import (
+    labelled_loaders,
+)
+
+from . import __doc__ as COMMAND_DOC
+from .plan import (
+    CONFIGS,
+    CURVE,
+    EVAL_DATA,
+    GPU_STUDY,
+    PROG,
+    QUICK,
+    READOUT_NAMES,
+    VARIANTS,
+    StudySettings,
+)
+from .runs import run_one
+from .verdicts import ordering_gaps, summarize
+
+
+def _portable_paths(settings):
+    """``settings`` (an ``asdict``) with its paths under the current
+    directory made relative to it, so a committed study.json does not name
+    the machine it ran on."""
+    shown = dict(settings)
+    for key in ('configs', 'eval_data', 'work_dir', 'data_root'):
+        path = shown[key]
+        if path and osp.isabs(path):
+            relative = osp.relpath(path)
+            if not relative.startswith(os.pardir):
+                shown[key] = relative
+    return shown
+
+
+def run_study(settings, log=print):
+    """Runs (or reuses) every run of the study and writes its results.
+
+    Writes to ``settings.work_dir``: ``study.json`` (settings, every record,
+    the summary per epoch, the orderings), ``study.md`` (tables),
+    ``study.png`` (bars at the last epoch) and, with several read-out
+    epochs, ``curve.png`` (accuracy against epochs).
+
+    Returns:
+        dict: what study.json holds.
+    """
+    os.makedirs(osp.join(settings.work_dir, 'runs'), exist_ok=True)
+    loaders = study_loaders(settings)
+    records = []
+    total = len(settings.variants) * len(settings.seeds)
+    done = 0
+    # Seed-major: a study stopped early has every variant at some seeds.
+    for seed in settings.seeds:
+        for name in settings.variants:
+            done += 1
+            records_of_run = run_one(name, seed, settings, loaders)
+            if not records_of_run:
+                log(f'[study {done}/{total}] {name} seed {seed}: not '
+                    'recorded yet (report only)')
+            records += records_of_run
+            log_records(records_of_run, f'[study {done}/{total}]', settings,
+                        log)
+    return write_results(records, settings)
+
+
+def study_loaders(settings):
+    """The labelled (train, test) loaders of the readouts, as a function
+    that builds them at its first call (at the first readout not recorded
+    yet: a report of recorded runs, e.g. a clone's committed records,
+    needs no data) and returns the same ones after."""
+    @functools.cache
+    def loaders():
+        return labelled_loaders(
+            settings.eval_data, settings.probe_images or settings.train_images,
+            settings.test_images, settings.data_root)
+    return loaders
+
+
+def log_records(records, prefix, settings, log):
+    """One line per record of :func:`run_one`: its readouts."""
+    for record in records:
+        shown = ', '.join(f'{READOUT_NAMES[r]} {record[r]:.2f}%'
+                          for r in settings.readouts)
+        log(f"{prefix} {record['variant']} seed {record['seed']} epoch "
+            f"{record['epoch']}: {shown}")
+
+
+def write_results(records, settings):
+    """Summarises ``records`` (of :func:`run_one`) and writes the report
+    (see :func:`run_study`); returns what study.json holds."""
+    if not records:
+        raise RuntimeError(f'{settings.work_dir}: no run of these settings '
+                           'is recorded yet; run the study without '
+                           'report_only first')
+    # The untrained encoder (epoch 0) is the baseline at every epoch.
+    summaries = {epoch: summarize(
+        [r for r in records if r['epoch'] in (0, epoch)], settings.variants,
+        settings.readouts, settings.plan) for epoch in settings.eval_epochs}
+    orderings = ordering_gaps(summaries, settings.readouts, settings.plan)
+    shown = dict(_portable_paths(asdict(settings)), plan=settings.plan.name)
+    result = dict(settings=shown,
+                  records=records,
+                  summary={str(e): s for e, s in summaries.items()},
+                  orderings=orderings,
+                  pretrain_minutes=sum(
+                      r['pretrain_minutes'] for r in records
+                      if r['epoch'] == settings.eval_epochs[-1]))
+    from .report import write_report
+    write_report(result, settings)
+    return result
+
+
+def add_settings_args(parser, variants, defaults):
+    """Adds the arguments of a study's settings (``StudySettings``' fields
+    a command sets) to ``parser``, each default said by ``defaults``
+    ({dest: what None means}); every argument defaults to None."""
+    def add(flag, dest, help, **kwargs):
+        parser.add_argument(flag, dest=dest, **kwargs,
+                            help=f'{help}; None: {defaults[dest]}'
+                            if dest in defaults else help)
+    add('--variants', 'variants', "the variants run, each a study's config",
+        nargs='+', choices=list(variants))
+    add('--seeds', 'seeds', 'one run per variant and seed', nargs='+',
+        type=seed_value)
+    add('--epochs', 'epochs', 'pretraining epochs', type=positive_int)
+    add('--probe', 'readouts', 'readouts', nargs='+',
+        choices=list(READOUT_NAMES))
+    add('--train-images', 'train_images', "the first so many training "
+        "images pretrain, and train the probes unless --probe-images",
+        type=positive_int)
+    add('--test-images', 'test_images', 'test images',
+        type=positive_int)
+    add('--probe-images', 'probe_images', 'labelled training images the '
+        'probes train on and the k-NN searches', type=positive_int)
+    add('--probe-epochs', 'probe_epochs', 'probe epochs on the cached '
+        'features', type=positive_int)
+    add('--data-root', 'data_root', "folder of the Fashion-MNIST IDX "
+        "files (Debian's dataset-fashion-mnist: "
+        '/usr/share/datasets/fashion-mnist)')
+    add('--work-dir', 'work_dir', 'folder of the runs (checkpoints, '
+        'records) and the report')
+    add('--device', 'device', 'cpu (any GPU is hidden): bf16 '
+        'pretraining and features where the CPU has bf16 instructions, else '
+        'float32; cuda: bf16 pretraining, the features extracted and the '
+        'probes trained on the GPU, or exit code 2 if CUDA cannot be used',
+        choices=DEVICES)
+
+
+def parse_args(argv=None):
+    """The arguments, with the preset's values where none was given (so
+    ``--gpu-study --seeds 0 1 2`` runs three seeds), and the parser.
+
+    Defaults left None here are StudySettings' own (seeds 0 1 2, 90 probe
+    epochs, ...), except ``device``, resolved to 'cpu' here.
+    """
+    parser = argparse.ArgumentParser(prog=PROG, description=COMMAND_DOC,
+                                     formatter_class=HelpFormatter)
+    add_settings_args(parser, VARIANTS, dict(
+        variants='the 12 of the table', seeds='0 1 2',
+        epochs="the configs' 5", readouts='linear knn',
+        train_images="the configs' 6000", test_images='all 10,000',
+        probe_images='--train-images', probe_epochs='90',
+        data_root="the configs'",
+        work_dir="the preset's, else work_dirs/small_scale_study",
+        device='cpu'))
+    parser.add_argument('--eval-epochs', type=positive_int, nargs='+',
+                        help="epochs whose checkpoints are read out, the last"
+                        " being the run's length: a learning curve from one "
+                        'run per seed; None: the last epoch')
+    parser.add_argument('--report-only', action='store_true',
+                        help='train and evaluate nothing: write the report '
+                        'of the runs already recorded in --work-dir (a '
+                        'study under way)')
+    add_debug_arg(parser)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument('--quick', action='store_true',
+                      help='3 variants, 1 seed, 1 epoch on 256 images: what '
+                      'the test suite runs')
+    mode.add_argument('--curve', action='store_true',
+                      help='the training-length study: ' + ', '.join(
+                          f'{k}={v}' for k, v in CURVE.items()))
+    mode.add_argument('--gpu-study', action='store_true',
+                      help='the curve on all images, for one H100 in about '
+                      '15 minutes (an estimate): ' + ', '.join(
+                          f'{k}={v}' for k, v in GPU_STUDY.items()))
+    args = parser.parse_args(argv)
+    preset = QUICK if args.quick else CURVE if args.curve else \
+        GPU_STUDY if args.gpu_study else {}
+    for key, value in preset.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    args.device = args.device or 'cpu'
+    return args, parser
+
+
+def main(argv=None):
+    args, parser = parse_args(argv)
+    # Before anything asks torch for GPUs (importing mmengine does). A
+    # report trains nothing, so it needs no GPU: --report-only hides them
+    # and still reports the runs recorded for --device.
+    try:
+        use_device('cpu' if args.report_only else args.device)
+    except NoUsableCuda as e:
+        parser.exit(2, f'{parser.prog}: error: argument --device: {e}\n')
+    import randsac_mm.registration  # noqa: F401  (registers)
+
+    from .report import markdown
+    # A setting out of range: StudySettings' ValueError, one line (run_tool).
+    settings = StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA,
+        **{k: getattr(args, k) for k in (
+            'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
+            'train_images', 'test_images', 'probe_images', 'probe_epochs',
+            'data_root', 'work_dir', 'device', 'quick', 'report_only')
+            if getattr(args, k) is not None})
+    result = run_study(settings, log=lambda line: print(line, flush=True))
+    print('\n' + markdown(result))
+    outputs = 'study.json, study.md, study.png' + (
+        ', curve.png' if len(settings.eval_epochs) > 1 else '')
+    print(f'wrote {settings.work_dir}/{{{outputs}}} '
+          f"({result['pretrain_minutes']:.0f} min of pretraining on "
+          f'{settings.device})')
+
