@@ -1,0 +1,7 @@
+"""python -m experiments.paper_scale"""
+from randsac_mm._cli.errors import run_tool
+
+from .cli import main
+from .plan import PROG
+
+run_tool(main, prog=PROG)
