@@ -113,6 +113,17 @@ class RandSAC(BaseSelfSupervisor):
                 'the backbone')
         return ranks
 
+    def _set_device(self, device):
+        """Where mmengine's ``to`` and ``cuda`` tell the model its device
+        (a runner's model is moved so before it is wrapped, FSDP and DDP
+        alike): the kernel it will attend with there is cleared for that
+        device once (``numerical_check.clear_kernel``: cuDNN's
+        low-logsumexp case), so a step never runs the check."""
+        super()._set_device(device)
+        if device.type != 'meta':  # shapes only: no step runs there
+            clear_kernel(build_attention_kernel(
+                self.attention, device.type, self.kernel_defaults), device)
+
     def attention_kernel(self, images):
         """The kernel of ``attention`` for ``images``' device
         (``AttentionKernel``; 'auto' resolved)."""
@@ -152,9 +163,8 @@ class RandSAC(BaseSelfSupervisor):
         """
         token_rank = self.stack_token_ranks(layouts) \
             if isinstance(layouts, (list, tuple)) else layouts
-        kernel = self.attention_kernel(images)
-        clear_kernel(kernel, images.device)
-        return SegmentBatch(token_rank, trim_outer_segments, attention=kernel,
+        return SegmentBatch(token_rank, trim_outer_segments,
+                            attention=self.attention_kernel(images),
                             device=images.device)
 
     def predict_segments(self, images, batch):
