@@ -5,7 +5,8 @@ From the repository root:
     python -m experiments.transfer_small               # the whole study
     python -m experiments.transfer_small --tasks segmentation --seeds 0
     python -m experiments.transfer_small --report-only  # the table so far
-    python -m experiments.transfer_small --quick        # the test's run
+    python -m experiments.transfer_small --quick        # the test's run, in
+        # work_dirs/transfer_small_quick
 
 Initialisations (``INITS``): the demo's RandSAC (square 16 -> 4), RandSAC
 patch-random and MAE with the matched decoder, each pretrained here on the
@@ -47,7 +48,11 @@ QUICK = dict(tasks=('segmentation', 'detection'), seeds=(0, ),
              inits=('randsac-square', 'random'), train_scenes=16,
              val_scenes=8, pretrain_epochs=1, pretrain_digits=64,
              segmentation_iters=4, detection_epochs=1, readout_digits=100,
-             readout_scenes=16)
+             readout_scenes=16,
+             # Its own folder: in the study's, its 16 scenes would replace
+             # the study's and its 1-epoch pretraining resume from the
+             # study's checkpoints.
+             work_dir='work_dirs/transfer_small_quick')
 
 
 def parse_args(argv=None):

@@ -222,6 +222,20 @@ def test_a_bf16_run_is_never_taken_for_a_float32_record(monkeypatch,
                        '--records')['settings'] == dict(a=1)
 
 
+def test_the_quick_run_keeps_out_of_the_studys_folders():
+    """--quick alone trains, makes scenes and records in a folder of its
+    own, never in the study's work dir or docs/benchmarks."""
+    values = cli.parse_args(['--quick'])
+    assert values['work_dir'] == 'work_dirs/transfer_small_quick'
+    assert values['records'] == osp.join('work_dirs/transfer_small_quick',
+                                         'records')
+    assert runs.TransferSettings(**values).work_dir != \
+        runs.TransferSettings().work_dir
+    chosen = cli.parse_args(['--quick', '--work-dir', 'elsewhere'])
+    assert (chosen['work_dir'], chosen['records']) == (
+        'elsewhere', osp.join('elsewhere', 'records'))
+
+
 def test_an_unknown_cfg_option_is_one_line_naming_it_and_makes_nothing(
         tmp_path):
     work = tmp_path / 'study'
