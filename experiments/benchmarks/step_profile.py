@@ -42,7 +42,7 @@ from randsac_mm._cli.args import (
 from randsac_mm._cli.errors import add_debug_arg, run_tool
 
 from ..benchmark_io import code_commit, machine_info, write_json
-from .gpu_acceptance import PEAK_TFLOPS
+from .gpu_acceptance import peak_tflops
 from .throughput import SETTINGS, forward_macs, image_size, layouts
 
 PROG = 'python -m experiments.benchmarks.step_profile'
@@ -152,9 +152,7 @@ def profile_main(argv=None):
     args = parse_args(argv)
     init_default_scope('mmpretrain')
     env = machine_info()
-    args.peak = args.peak_tflops or next(
-        (value for part, value in PEAK_TFLOPS.items()
-         if part in (env.get('gpu') or '')), None)
+    args.peak = peak_tflops(args, env)
     args.flops_per_image = forward_macs(args.setting) * 2 * 3
     result = dict(
         setting=args.setting, config=SETTINGS[args.setting][0],
