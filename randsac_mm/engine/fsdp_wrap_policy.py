@@ -18,7 +18,9 @@ def transformer_layer_wrap_policy(module, recurse, nonwrapped_numel):
     ``strategy=dict(type='FSDPStrategy', model_wrapper=dict(
     auto_wrap_policy='transformer_layer_wrap_policy'))``.
     """
+    from ..models.backbones.randsac_vit import SegmentCausalLayer
     from ..models.necks.randsac_decoder import RandSACDecoderLayer
     if recurse:
         return True
-    return isinstance(module, (TransformerEncoderLayer, RandSACDecoderLayer))
+    return isinstance(module, (SegmentCausalLayer, TransformerEncoderLayer,
+                               RandSACDecoderLayer))

@@ -1,12 +1,8 @@
 """The RandSAC encoder: a ViT whose layers attend segment-causally."""
-from collections.abc import Sequence
-
-import numpy as np
+from mmengine.model import BaseModule, ModuleList
 from mmpretrain.models import VisionTransformer
-from mmpretrain.models.backbones.vision_transformer import (
-    TransformerEncoderLayer,
-)
 from mmpretrain.registry import MODELS
+from torch import nn
 from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
@@ -25,32 +21,47 @@ DEFAULT_INIT = [
 ]
 
 
-class SegmentCausalLayer(TransformerEncoderLayer):
-    """``TransformerEncoderLayer`` whose ``forward`` takes a mask.
-
-    Built with ``TransformerEncoderLayer``'s arguments, it adds no parameter
-    or state, so parameter names, initialisation and checkpoints stay
-    mmpretrain's (``RandSACViT`` builds its layers as this class). Every
+class SegmentCausalLayer(BaseModule):
+    """One of mmpretrain's ``TransformerEncoderLayer``s, attending under a
+    mask: it holds the parts VisionTransformer built for that layer (``ln1``,
+    ``attn``, ``ln2``, ``ffn``, under their names), so parameter names,
+    initial weights and checkpoints stay mmpretrain's, and adds none. Every
     masked computation runs inside this module's own ``forward``, so
     wrappers that act on module calls (FSDP units gathering their shards,
     activation checkpointing) see it.
+
+    Args:
+        layer (TransformerEncoderLayer): the layer VisionTransformer built.
 
     Raises:
         ValueError: the attention has ``v_shortcut`` (the masked path
             computes attention itself and has no such shortcut).
     """
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if self.attn.v_shortcut:
+    def __init__(self, layer):
+        super().__init__()
+        if layer.attn.v_shortcut:
             raise ValueError('SegmentCausalLayer: v_shortcut attention is '
                              'not supported')
+        self.embed_dims = layer.embed_dims
+        self.ln1, self.attn, self.ln2, self.ffn = \
+            layer.ln1, layer.attn, layer.ln2, layer.ffn
         # VisionTransformer gives stochastic depth rates as numpy scalars
         # (from np.linspace); torch.compile reads a branch on one as data-
         # dependent. Same value as a Python float.
         for module in self.modules():
             if hasattr(module, 'drop_prob'):
                 module.drop_prob = float(module.drop_prob)
+
+    def init_weights(self):
+        """``TransformerEncoderLayer.init_weights``, the same draws: the
+        parts' own, then the FFN's linears Xavier-uniform, biases ~N(0,
+        1e-6)."""
+        super().init_weights()
+        for module in self.ffn.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.xavier_uniform_(module.weight)
+                nn.init.normal_(module.bias, std=1e-6)
 
     def forward(self, x, attention=None, content=None):
         """Args:
@@ -66,8 +77,9 @@ class SegmentCausalLayer(TransformerEncoderLayer):
         Returns:
             torch.Tensor: [B, L, C].
         """
-        if attention is None:
-            return super().forward(x)
+        if attention is None:  # TransformerEncoderLayer's forward
+            x = x + self.attn(self.ln1(x))
+            return self.ffn(self.ln2(x), identity=x)
         attn = self.attn
         if content is None:
             q, k, v = attn.qkv(self.ln1(x)).chunk(3, dim=-1)
@@ -115,11 +127,9 @@ class RandSACViT(VisionTransformer):
             pretrained checkpoint this backbone knowingly leaves unused:
             ``('query_token', )`` evaluates a two-stream checkpoint as its
             content stream. Any other key it lacks is refused.
-        out_indices, drop_rate, drop_path_rate, qkv_bias, norm_cfg,
-            layer_scale_init_value, layer_cfgs: VisionTransformer's, with
-            its defaults.
-        **kwargs: other VisionTransformer arguments (``img_size``,
-            ``patch_size``, ``pre_norm``, ...).
+        **kwargs: VisionTransformer's other arguments, with its defaults
+            (``img_size``, ``patch_size``, ``out_indices``,
+            ``drop_path_rate``, ``layer_cfgs``, ``pre_norm``, ...).
     """
 
     # Whether encode_segments already gives the predicted tokens' features
@@ -136,13 +146,6 @@ class RandSACViT(VisionTransformer):
                  with_cp=False,
                  unused_checkpoint_keys=(),
                  frozen_stages=-1,
-                 out_indices=-1,
-                 drop_rate=0.,
-                 drop_path_rate=0.,
-                 qkv_bias=True,
-                 norm_cfg=dict(type='LN', eps=1e-6),
-                 layer_scale_init_value=0.,
-                 layer_cfgs=dict(),
                  **kwargs):
         if pos_embed_type not in POS_EMBED_TYPES:
             raise ValueError(f'pos_embed_type must be one of '
@@ -159,26 +162,13 @@ class RandSACViT(VisionTransformer):
         if not final_norm:
             raise ValueError('RandSACViT needs final_norm=True: the decoder '
                              'reads the final-normed encoder layers')
-        arch_settings = self.arch_settings_of(arch)
-        # VisionTransformer builds its layers as TransformerEncoderLayers
-        # and takes no layer class: here it builds all the rest, given no
-        # layer (``layers`` stays an empty ModuleList, registered in its
-        # place, so the parameter order is its own), and _build_layers then
-        # fills ``layers``. Nothing VisionTransformer builds after its
-        # layers draws random numbers (norms only), so the draws come in
-        # its order: the same initial weights from the same seed.
-        super().__init__(arch=dict(arch_settings, num_layers=0),
-                         out_type=out_type, with_cls_token=with_cls_token,
-                         final_norm=True, init_cfg=init_cfg, out_indices=[],
-                         drop_rate=drop_rate, norm_cfg=norm_cfg, **kwargs)
-        self.arch_settings = arch_settings
-        self.num_layers = arch_settings['num_layers']
-        self.out_indices = self._layer_indices(out_indices)
-        self._build_layers(
-            drop_rate=drop_rate, drop_path_rate=drop_path_rate,
-            qkv_bias=qkv_bias, norm_cfg=norm_cfg,
-            layer_scale_init_value=layer_scale_init_value,
-            layer_cfgs=layer_cfgs)
+        super().__init__(arch=arch, out_type=out_type,
+                         with_cls_token=with_cls_token, final_norm=True,
+                         init_cfg=init_cfg, **kwargs)
+        # The layers VisionTransformer built, each attending under a mask
+        # (the same parts: names, weights and random draws are its own).
+        self.layers = ModuleList(
+            SegmentCausalLayer(layer) for layer in self.layers)
         # 'all': the linear probe, whatever the depth.
         self.frozen_stages = self.num_layers if frozen_stages == 'all' \
             else frozen_stages
@@ -189,62 +179,6 @@ class RandSACViT(VisionTransformer):
         self.unused_checkpoint_keys = tuple(unused_checkpoint_keys)
         if pos_embed_type == 'sincos':
             self.pos_embed.requires_grad = False
-
-    @classmethod
-    def arch_settings_of(cls, arch):
-        """VisionTransformer's reading of ``arch``: the ``arch_zoo`` entry
-        of a name, or a dict with its essential keys (a copy)."""
-        if isinstance(arch, str):
-            arch = arch.lower()
-            assert arch in set(cls.arch_zoo), \
-                f'Arch {arch} is not in default archs {set(cls.arch_zoo)}'
-            return dict(cls.arch_zoo[arch])
-        essential_keys = {
-            'embed_dims', 'num_layers', 'num_heads', 'feedforward_channels'
-        }
-        assert isinstance(arch, dict) and essential_keys <= set(arch), \
-            f'Custom arch needs a dict with keys {essential_keys}'
-        return dict(arch)
-
-    def _layer_indices(self, out_indices):
-        """VisionTransformer's ``out_indices``: negative ones counted from
-        the end."""
-        if isinstance(out_indices, int):
-            out_indices = [out_indices]
-        assert isinstance(out_indices, Sequence), \
-            f'"out_indices" must by a sequence or int, ' \
-            f'get {type(out_indices)} instead.'
-        out_indices = list(out_indices)
-        for i, index in enumerate(out_indices):
-            if index < 0:
-                out_indices[i] = self.num_layers + index
-            assert 0 <= out_indices[i] <= self.num_layers, \
-                f'Invalid out_indices {index}'
-        return out_indices
-
-    def _build_layers(self, drop_rate, drop_path_rate, qkv_bias, norm_cfg,
-                     layer_scale_init_value, layer_cfgs):
-        """Appends ``num_layers`` ``SegmentCausalLayer``s to ``layers``,
-        with the arguments VisionTransformer gives its layers: stochastic
-        depth rising linearly from 0 to ``drop_path_rate``, each
-        ``layer_cfgs`` entry (a dict: the same for all) updating the
-        defaults."""
-        dpr = np.linspace(0, drop_path_rate, self.num_layers)
-        if isinstance(layer_cfgs, dict):
-            layer_cfgs = [layer_cfgs] * self.num_layers
-        for i in range(self.num_layers):
-            cfg = dict(
-                embed_dims=self.embed_dims,
-                num_heads=self.arch_settings['num_heads'],
-                feedforward_channels=self.arch_settings[
-                    'feedforward_channels'],
-                layer_scale_init_value=layer_scale_init_value,
-                drop_rate=drop_rate,
-                drop_path_rate=dpr[i],
-                qkv_bias=qkv_bias,
-                norm_cfg=norm_cfg)
-            cfg.update(layer_cfgs[i])
-            self.layers.append(SegmentCausalLayer(**cfg))
 
     def init_weights(self):
         pretrained = isinstance(self.init_cfg, dict) and \

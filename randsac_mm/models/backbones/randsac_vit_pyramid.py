@@ -138,8 +138,8 @@ class RandSACViTPyramid(RandSACViT):
         if len(out_indices) != len(scales):
             raise ValueError(f'out_indices {out_indices} and scales {scales} '
                              'must have the same length')
-        depth = self.arch_settings_of(kwargs.get('arch', 'base'))[
-            'num_layers']
+        super().__init__(out_type='featmap', **kwargs)
+        depth = self.num_layers
         if any(not 0 <= i < depth for i in out_indices):
             raise ValueError(
                 f'RandSACViTPyramid: out_indices {tuple(out_indices)} must '
@@ -152,8 +152,9 @@ class RandSACViTPyramid(RandSACViT):
                 f'RandSACViTPyramid: out_indices {tuple(out_indices)} must '
                 'be distinct blocks in increasing order (one map each, '
                 'matched to scales in that order)')
-        super().__init__(out_indices=list(out_indices), out_type='featmap',
-                         **kwargs)
+        # Stricter than VisionTransformer's reading (no negative index):
+        # set here, after the encoder is built with its default.
+        self.out_indices = list(out_indices)
         for i, scale in enumerate(scales, start=1):
             self.add_module(f'fpn{i}', _rescale(self.embed_dims, scale,
                                                 norm_cfg))
