@@ -31,13 +31,13 @@ import time
 
 import numpy as np
 
-from randsac_mm._cli.args import positive_float, positive_int, seed_value
-from randsac_mm._cli.config import set_epochs
-from randsac_mm._cli.device import use_device
-from randsac_mm._cli.errors import add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import OUTPUT_FOLDER, write_json
 from randsac_mm.apis import build_model
+from randsac_mm.cli.args import positive_float, positive_int, seed_value
+from randsac_mm.cli.device import use_device
+from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
+from randsac_mm.engine.schedule_length import set_epochs
 
 from . import REPO_ROOT
 from .scalars import logged_scalars

@@ -30,10 +30,10 @@ import shutil
 import numpy as np
 from PIL import Image
 
-from randsac_mm._cli.args import positive_int, seed_value
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import OUTPUT_FOLDER, write_json
+from randsac_mm.cli.args import positive_int, seed_value
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
 from randsac_mm.datasets.grey_images import DIGIT_CLASSES
 from randsac_mm.downstream.digit_scenes import DIGIT_SCENE_CLASSES
 

@@ -18,8 +18,8 @@ live; the rules above are stated here once.
 import json
 import os.path as osp
 
-from randsac_mm._cli.errors import UserError
-from randsac_mm._cli.paths import write_json
+from randsac_mm.cli.errors import UserError
+from randsac_mm.cli.paths import write_json
 
 __all__ = ['load_record', 'read_record', 'same_settings', 'train_resuming',
            'write_record']

@@ -180,7 +180,7 @@ def run_in_process(argv, monkeypatch, capsys):
         command = argv
     else:
         command = ['-m', *argv]
-    import randsac_mm._cli.device as device
+    import randsac_mm.cli.device as device
     monkeypatch.setattr(device, 'use_device_or_exit', lambda *a, **k: None)
     monkeypatch.setattr(device, 'use_device', lambda *a, **k: None)
     proc = run_command(command, env=dict(OMP_NUM_THREADS='1'))

@@ -10,7 +10,7 @@
 # GPUS must be a positive integer. Unless the arguments hold --device cpu
 # (on purpose: tests; GPUS gloo processes then), this machine must give
 # GPUS processes a usable CUDA GPU each: otherwise one line names the CUDA
-# problem (randsac_mm._cli.device) and the script exits 2, before torchrun
+# problem (randsac_mm.cli.device) and the script exits 2, before torchrun
 # starts anything. Needs PYTHON and PYTHONPATH set.
 #
 #   dry_run TOOL [tool arguments...]
@@ -50,7 +50,7 @@ check_processes() {
     prev=$arg
   done
   if [ "$device" = cuda ]; then
-    "$PYTHON" -m randsac_mm._cli.device --prog "$0" --gpus "$gpus" || exit 2
+    "$PYTHON" -m randsac_mm.cli.device --prog "$0" --gpus "$gpus" || exit 2
   fi
 }
 

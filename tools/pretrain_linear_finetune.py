@@ -27,12 +27,12 @@ import os.path as osp
 import subprocess
 import sys
 
-from randsac_mm._cli.args import positive_int
-from randsac_mm._cli.config_kinds import require_kind
-from randsac_mm._cli.device import DEVICES, use_device_or_exit
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import (
+from randsac_mm.cli.args import positive_int
+from randsac_mm.cli.config_kinds import require_kind
+from randsac_mm.cli.device import DEVICES, use_device_or_exit
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import (
     CHECKPOINT,
     CONFIG,
     OUTPUT_FOLDER,
@@ -144,14 +144,12 @@ def check_up_front(args):
     import torch
     from mmengine.config import DictAction
 
-    from randsac_mm._cli.checks import (
-        check_model_builds,
-        check_pretrained_init,
-    )
+    from randsac_mm._cli.checks import check_pretrained_init
     from randsac_mm._cli.config import read_config
-    from randsac_mm._cli.config_kinds import check_collate
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
     from randsac_mm.checkpoint.reading import read_checkpoint
+    from randsac_mm.cli.builds import check_model_builds
+    from randsac_mm.cli.config_kinds import check_collate
     def options(stage):  # --<stage>-options as train.py will merge them
         return {key: DictAction._parse_iterable(value) for key, value in (
             kv.split('=', 1) for kv in getattr(args, f'{stage}_options'))}

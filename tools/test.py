@@ -26,11 +26,11 @@ import os.path as osp
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
 from randsac_mm._cli.config import add_common_args, load_run_config
-from randsac_mm._cli.config_kinds import require_kind, testable_kinds
-from randsac_mm._cli.device import use_device_or_exit
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import CHECKPOINT, CONFIG, OUTPUT_FILE, write_json
+from randsac_mm.cli.config_kinds import require_kind, testable_kinds
+from randsac_mm.cli.device import use_device_or_exit
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FILE, write_json
 
 PROG = 'tools/test.py'
 
@@ -64,12 +64,15 @@ def parse_args(argv=None):
 
 
 def check_config(cfg, args):
-    """What tools/test.py refuses before building the runner."""
-    from randsac_mm._cli.checks import (
-        check_checkpoint,
-        check_first_item,
-        check_model_builds,
-    )
+    """What tools/test.py refuses before building the runner.
+
+    Returns:
+        randsac_mm._cli.runner.BuiltParts: the model and test data set the
+        checks built, for the run.
+    """
+    from randsac_mm._cli.checks import check_checkpoint
+    from randsac_mm._cli.runner import BuiltParts, seed_as_the_runner
+    from randsac_mm.cli.builds import check_first_item, check_model_builds
     require_kind(
         cfg, testable_kinds(), 'config', args.config,
         hint={'pretraining': 'a pretraining config has no test loop; test '
@@ -84,21 +87,28 @@ def check_config(cfg, args):
         raise UserError(f'config: {osp.basename(args.config)} has no '
                         f'{", ".join(lacking)}: no test loop; a tested config'
                         ' sets test_dataloader, test_cfg and test_evaluator')
+    seed_as_the_runner(cfg)
+    built = BuiltParts.after_building(check_model_builds(cfg))
     check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test',
-                     check_model_builds(cfg))
-    check_first_item(cfg, 'test')
+                     built.model)
+    built.dataloader = 'test_dataloader'
+    built.dataset = check_first_item(cfg, 'test')
+    return built
 
 
 def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
     use_device_or_exit(args.device, PROG)
     from mmengine.dist import is_main_process
-    from mmengine.runner import Runner
 
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
-    from randsac_mm._cli.distributed import prepare_cpu_distributed
+    from randsac_mm._cli.distributed import start_process_group
+    from randsac_mm._cli.runner import build_runner
     cfg = load_run_config(args)
-    check_config(cfg, args)
+    if not args.dry_run:  # (dist_train.sh's is one process)
+        # Before the checks: they seed each process as the Runner will.
+        start_process_group(cfg, args.launcher, args.device)
+    built = check_config(cfg, args)
     if args.dry_run:
         print(f'{PROG}: {args.config}, {args.checkpoint}: the checks passed '
               '(dry run: nothing tested)', flush=True)
@@ -110,9 +120,7 @@ def main(argv=None):
             cfg.test_evaluator, (list, tuple)) else [cfg.test_evaluator]
         cfg.test_evaluator.append(
             dict(type='DumpResults', out_file_path=args.out))
-    if args.device == 'cpu':
-        prepare_cpu_distributed(cfg, args.launcher)
-    runner = Runner.from_cfg(cfg)
+    runner = build_runner(cfg, built)
     metrics = runner.test()
     if is_main_process():
         metrics = {k: float(v) for k, v in metrics.items()}

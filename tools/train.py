@@ -3,11 +3,11 @@ when the config sets ``strategy``, e.g. FSDP).
 
 It trains on CUDA GPUs, and on the CPU only with ``--device cpu``: without
 it, a process that finds no usable GPU stops before building anything and
-says why (``randsac_mm._cli.device``).
+says why (``randsac_mm.cli.device``).
 
 Before anything is created it checks what would otherwise fail late or
 train the wrong thing, and stops with one line naming the argument: a path
-its argument refuses (``randsac_mm._cli.paths``), a config that is not a
+its argument refuses (``randsac_mm.cli.paths``), a config that is not a
 model config (a data config), a pretraining config whose dataloaders do not
 stack batches (``collate_fn``), a model, optimizer or first training item
 that does not build (a config key no class takes names the key and the
@@ -30,16 +30,16 @@ import os.path as osp
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
 from randsac_mm._cli.config import add_common_args, load_run_config
-from randsac_mm._cli.config_kinds import (
+from randsac_mm.cli.config_kinds import (
     CONFIG_KINDS,
     check_collate,
     require_kind,
     trainable_kinds,
 )
-from randsac_mm._cli.device import use_device_or_exit
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import CHECKPOINT, CONFIG
+from randsac_mm.cli.device import use_device_or_exit
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CHECKPOINT, CONFIG
 
 PROG = 'tools/train.py'
 
@@ -149,18 +149,30 @@ def apply_train_args(cfg, args):
 
 def check_config(cfg, args):
     """What tools/train.py refuses before building the runner (UserError,
-    or the library's ValueError naming the key)."""
+    or the library's ValueError naming the key).
+
+    Returns:
+        randsac_mm._cli.runner.BuiltParts | None: the model and training
+        data set the checks built, for the run (None with a ``strategy``:
+        it builds its own, sharded).
+    """
     import torch
 
     from randsac_mm._cli.checks import (
         check_checkpoint,
-        check_first_item,
-        check_model_builds,
-        check_optimizer_builds,
         check_pretrained_init,
         check_train_length,
     )
-    from randsac_mm._cli.runner import check_strategy
+    from randsac_mm._cli.runner import (
+        BuiltParts,
+        check_strategy,
+        seed_as_the_runner,
+    )
+    from randsac_mm.cli.builds import (
+        check_first_item,
+        check_model_builds,
+        check_optimizer_builds,
+    )
     base = 'is a _base_ of model configs; train one that includes it, ' \
         'e.g. configs/demo/vit-mini-p4_1xb64-10e_digits.py'
     kind = require_kind(cfg, trainable_kinds(), 'config', args.config,
@@ -177,9 +189,12 @@ def check_config(cfg, args):
     if CONFIG_KINDS.get(kind).stacked_batches:
         check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')
     check_strategy(cfg, torch.cuda.is_available())
-    # What the run builds first, built here: a config key no class takes,
-    # or a data set without its files, is refused before the work dir.
+    # What the run builds first, built here (and handed to the run): a
+    # config key no class takes, or a data set without its files, is
+    # refused before the work dir.
+    seed_as_the_runner(cfg)
     model = check_model_builds(cfg)
+    built = BuiltParts.after_building(model)
     check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
     # DeepSpeed builds its own optimizer and checks its own format.
     deepspeed = (cfg.get('strategy') or {}).get('type') == 'DeepSpeedStrategy'
@@ -187,7 +202,9 @@ def check_config(cfg, args):
         check_optimizer_builds(cfg, model)
     if args.resume is not None and not deepspeed:
         check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
-    check_first_item(cfg, 'train')
+    built.dataloader = 'train_dataloader'
+    built.dataset = check_first_item(cfg, 'train')
+    return built if cfg.get('strategy') is None else None
 
 
 def main(argv=None):
@@ -195,10 +212,13 @@ def main(argv=None):
     use_device_or_exit(args.device, PROG)
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
     from randsac_mm._cli.checks import nothing_left_to_train
-    from randsac_mm._cli.distributed import prepare_cpu_distributed
+    from randsac_mm._cli.distributed import start_process_group
     from randsac_mm._cli.runner import build_runner
     cfg = apply_train_args(load_run_config(args), args)
-    check_config(cfg, args)
+    if not args.dry_run:  # (dist_train.sh's is one process)
+        # Before the checks: they seed each process as the Runner will.
+        start_process_group(cfg, args.launcher, args.device)
+    built = check_config(cfg, args)
     left = cfg.get('resume') and cfg.get('load_from') and \
         nothing_left_to_train(cfg, cfg.load_from)
     if left:  # a finished run: not a mistake, and nothing to do
@@ -208,10 +228,7 @@ def main(argv=None):
         print(f'{PROG}: {args.config}: the checks passed (dry run: nothing '
               'trained)', flush=True)
         return
-    if args.device == 'cpu' and cfg.get('strategy') is None:
-        # FlexibleRunner starts its own group (and refuses the CPU).
-        prepare_cpu_distributed(cfg, args.launcher)
-    runner = build_runner(cfg)
+    runner = build_runner(cfg, built)
     runner.train()
 
 

@@ -24,13 +24,13 @@ from glob import glob
 
 import numpy as np
 
-from randsac_mm._cli.args import (
+from randsac_mm.cli.args import (
     HelpFormatter,
     existing_file,
     positive_int,
     seed_value,
 )
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
 
 from .. import REPO_ROOT
 

@@ -40,8 +40,8 @@ import subprocess
 import sys
 import time
 
-from randsac_mm._cli.args import HelpFormatter
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.args import HelpFormatter
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
 
 from .. import REPO_ROOT
 from ..benchmark_io import code_commit, machine_info, write_json

@@ -23,14 +23,14 @@ import time
 
 import numpy as np
 
-from randsac_mm._cli.args import (
+from randsac_mm.cli.args import (
     HelpFormatter,
     existing_file,
     positive_float,
     positive_int,
 )
-from randsac_mm._cli.config_kinds import require_kind
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.config_kinds import require_kind
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
 
 from ..benchmark_io import machine_info, write_json
 

@@ -35,8 +35,8 @@ import subprocess
 import sys
 import time
 
-from randsac_mm._cli.args import HelpFormatter, positive_float, positive_int
-from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.args import HelpFormatter, positive_float, positive_int
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 
 from .. import REPO_ROOT
 from ..benchmark_io import (
@@ -121,7 +121,7 @@ def environment(device):
 
     import torch
 
-    from randsac_mm._cli.device import driver_version
+    from randsac_mm.cli.device import driver_version
     env = dict(machine_info(), cuda=torch.version.cuda)
     for name in ('mmengine', 'mmpretrain', 'mmcv', 'mmcv-lite', 'numpy',
                  'randsac-mm'):
@@ -491,7 +491,7 @@ def markdown(results):
 
 def main(argv=None):
     args, parser = parse_args(argv)
-    from randsac_mm._cli.device import use_device_or_exit
+    from randsac_mm.cli.device import use_device_or_exit
     use_device_or_exit(args.device, PROG)
     os.makedirs(args.out, exist_ok=True)
     import randsac_mm.registration  # noqa: F401  (registers)

@@ -35,14 +35,14 @@ import argparse
 import os.path as osp
 import time
 
-from randsac_mm._cli.args import (
+from randsac_mm.cli.args import (
     HelpFormatter,
     non_negative_int,
     positive_float,
     positive_int,
 )
-from randsac_mm._cli.device import DEVICES, NoUsableCuda, use_device
-from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.device import DEVICES, NoUsableCuda, use_device
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 
 from .. import REPO_ROOT
 from ..benchmark_io import code_commit, machine_info, write_json

@@ -26,8 +26,8 @@ import time
 
 import numpy as np
 
-from randsac_mm._cli.args import HelpFormatter, positive_int
-from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.args import HelpFormatter, positive_int
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 
 from ..benchmark_io import machine_info, write_json
 

@@ -33,13 +33,13 @@ import os.path as osp
 import statistics
 import time
 
-from randsac_mm._cli.args import (
+from randsac_mm.cli.args import (
     HelpFormatter,
     non_negative_int,
     positive_float,
     positive_int,
 )
-from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 
 from ..benchmark_io import code_commit, machine_info, write_json
 from .gpu_acceptance import peak_tflops

@@ -50,13 +50,13 @@ import sys
 import threading
 import time
 
-from randsac_mm._cli.args import (
+from randsac_mm.cli.args import (
     HelpFormatter,
     non_negative_int,
     positive_float,
     positive_int,
 )
-from randsac_mm._cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 
 from .. import REPO_ROOT
 from ..benchmark_io import machine_info, write_json

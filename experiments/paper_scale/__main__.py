@@ -1,5 +1,5 @@
 """python -m experiments.paper_scale"""
-from randsac_mm._cli.errors import run_tool
+from randsac_mm.cli.errors import run_tool
 
 from .cli import main
 from .plan import PROG

@@ -7,7 +7,7 @@ import os
 import os.path as osp
 import shutil
 
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
 
 from .. import study as small
 from ..records import load_record, read_record

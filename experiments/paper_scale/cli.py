@@ -7,11 +7,11 @@ import os.path as osp
 import shutil
 import time
 
-from randsac_mm._cli.args import positive_float
-from randsac_mm._cli.device import NoUsableCuda, use_device
-from randsac_mm._cli.errors import add_debug_arg
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import OUTPUT_FOLDER
+from randsac_mm.cli.args import positive_float
+from randsac_mm.cli.device import NoUsableCuda, use_device
+from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import OUTPUT_FOLDER
 
 from .. import study as small
 from ..study import StudySettings

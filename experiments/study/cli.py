@@ -7,9 +7,9 @@ import os
 import os.path as osp
 from dataclasses import asdict
 
-from randsac_mm._cli.args import HelpFormatter, positive_int, seed_value
-from randsac_mm._cli.device import DEVICES, NoUsableCuda, use_device
-from randsac_mm._cli.errors import add_debug_arg
+from randsac_mm.cli.args import HelpFormatter, positive_int, seed_value
+from randsac_mm.cli.device import DEVICES, NoUsableCuda, use_device
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.evaluation import (
     labelled_loaders,
 )

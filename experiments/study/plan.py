@@ -3,7 +3,7 @@ orderings among them, its presets and its settings."""
 import os.path as osp
 from dataclasses import dataclass, field
 
-from randsac_mm._cli.device import DEVICES
+from randsac_mm.cli.device import DEVICES
 from randsac_mm.evaluation import (
     accuracy_readouts,
     readout_title,

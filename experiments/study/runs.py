@@ -6,9 +6,9 @@ import math
 import os.path as osp
 import time
 
-from randsac_mm._cli.config import set_epochs
-from randsac_mm._cli.errors import UserError
 from randsac_mm.apis import build_model
+from randsac_mm.cli.errors import UserError
+from randsac_mm.engine.schedule_length import set_epochs
 
 from ..benchmark_io import code_commit, cpu_precision_setting, machine_info
 from ..records import read_record, same_settings, train_resuming, write_record

@@ -5,6 +5,7 @@ import statistics
 
 from randsac_mm.analysis.paper import paper_figure
 
+from ..seed_statistics import verdict
 from .plan import SMALL_SCALE
 
 
@@ -67,16 +68,8 @@ def ordering_gaps(summaries, readouts, plan=SMALL_SCALE):
             if not per_epoch:
                 continue
             last = per_epoch[-1]
-            if last['se'] is None:
-                verdict = 'one seed: no standard error'
-            elif last['gap'] > 2 * last['se']:
-                verdict = 'holds'
-            elif last['gap'] < -2 * last['se']:
-                verdict = 'reversed'
-            else:
-                verdict = 'undecided (within 2 SE)'
-            entry['readouts'][readout] = dict(by_epoch=per_epoch,
-                                              verdict=verdict)
+            entry['readouts'][readout] = dict(
+                by_epoch=per_epoch, verdict=verdict(last['gap'], last['se']))
         if entry['readouts']:
             orderings.append(entry)
     return orderings

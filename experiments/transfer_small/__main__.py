@@ -1,4 +1,4 @@
-from randsac_mm._cli.errors import run_tool
+from randsac_mm.cli.errors import run_tool
 
 from .cli import PROG, main
 

@@ -32,12 +32,11 @@ too) beside it.
 import os
 import os.path as osp
 
-from randsac_mm._cli.args import positive_int, seed_value
-from randsac_mm._cli.config import add_cfg_options
-from randsac_mm._cli.device import use_device
-from randsac_mm._cli.errors import add_debug_arg
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import OUTPUT_FOLDER
+from randsac_mm.cli.args import add_cfg_options, positive_int, seed_value
+from randsac_mm.cli.device import use_device
+from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import OUTPUT_FOLDER
 
 from .runs import INITS, TASKS, TransferSettings
 from .study import check_cfg_options, markdown, run_study

@@ -8,8 +8,8 @@ import json
 import os.path as osp
 from dataclasses import dataclass, field
 
-from randsac_mm._cli.config import set_epochs, set_iterations
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
+from randsac_mm.engine.schedule_length import set_epochs, set_iterations
 
 from ..benchmark_io import cpu_precision_setting
 

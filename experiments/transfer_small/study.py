@@ -8,9 +8,9 @@ import statistics
 import time
 from dataclasses import asdict
 
-from randsac_mm._cli.config import set_epochs
-from randsac_mm._cli.errors import UserError
-from randsac_mm._cli.paths import write_json
+from randsac_mm.cli.errors import UserError
+from randsac_mm.cli.paths import write_json
+from randsac_mm.engine.schedule_length import set_epochs
 
 from ..benchmark_io import cpu_precision_setting
 from ..cells import cell
@@ -166,7 +166,7 @@ def check_cfg_options(settings):
     """Builds each task's model and optimizer with ``settings.cfg_options``
     merged, as its runs will: a key no class takes is refused, one line
     naming it and the class, before anything is made."""
-    from randsac_mm._cli.checks import (
+    from randsac_mm.cli.builds import (
         check_model_builds,
         check_optimizer_builds,
     )

@@ -1,11 +1,11 @@
 """The checks ``tools/train.py`` and ``tools/test.py`` make before building
-a runner: a checkpoint to test or resume must hold this config's model
-(mmengine loads with ``strict=False`` and only warns, so another model's
-checkpoint would test an untrained head, or fail deep inside the
-optimizer), and a pretrained backbone's checkpoint must fit the backbone.
+a runner, beside building its parts (``randsac_mm.cli.builds``): a
+checkpoint to test or resume must hold this config's model (mmengine loads
+with ``strict=False`` and only warns, so another model's checkpoint would
+test an untrained head, or fail deep inside the optimizer), and a
+pretrained backbone's checkpoint must fit the backbone.
 Both go through the one fit check, ``randsac_mm.checkpoint.fit``."""
 import copy
-import re
 
 from ..checkpoint.fit import check_fit, guess_kind
 from ..checkpoint.reading import (
@@ -14,140 +14,12 @@ from ..checkpoint.reading import (
     stored_config,
     training_progress,
 )
-from .config_kinds import config_kind
-from .errors import UserError, one_line
+from ..cli.builds import build_model_for_checks, in_scope
+from ..cli.config_kinds import config_kind
+from ..cli.errors import UserError
 
-__all__ = ['build_error', 'build_model_for_checks', 'check_checkpoint',
-           'check_first_item', 'check_model_builds', 'check_optimizer_builds',
-           'check_pretrained_init',
-           'check_train_length', 'checkpoint_kind', 'nothing_left_to_train']
-
-def _scope(cfg):
-    from mmengine.registry import DefaultScope
-    return DefaultScope.overwrite_default_scope(
-        cfg.get('default_scope') or 'mmpretrain')
-
-
-def build_model_for_checks(cfg):
-    """The config's model as mmengine's Runner builds it (the top-level
-    ``data_preprocessor`` merged in), not initialised: for its keys."""
-    from mmengine.registry import MODELS
-    model_cfg = copy.deepcopy(cfg.model)
-    if cfg.get('data_preprocessor') is not None and hasattr(model_cfg,
-                                                            'setdefault'):
-        model_cfg.setdefault('data_preprocessor',
-                             copy.deepcopy(cfg.data_preprocessor))
-    with _scope(cfg):
-        return MODELS.build(model_cfg)
-
-
-def _holders(tree, key, path):
-    """(path, type) of each dict in the config ``tree`` that has ``key``."""
-    found = []
-    if isinstance(tree, dict):
-        if key in tree:
-            found.append((path, tree.get('type')))
-        for name, value in tree.items():
-            found += _holders(value, key, f'{path}.{name}')
-    elif isinstance(tree, (list, tuple)):
-        for index, value in enumerate(tree):
-            found += _holders(value, key, f'{path}.{index}')
-    return found
-
-
-def build_error(tree, path, error):
-    """The one line for a TypeError raised while building the config part
-    ``tree`` (at ``path``, e.g. 'model'): the key a class did not take,
-    with the class (``model.backbone.nonsense (RandSACViT): ...``), or the
-    error itself."""
-    message = one_line(error)
-    match = re.search(r"unexpected keyword argument '(\w+)'", message)
-    places = _holders(tree, match.group(1), path) if match else []
-    # Where several parts have the key, the one of the class named.
-    named = re.search(r'(\w+)\.__init__\(\)', message)
-    exact = [p for p in places if named and p[1] == named.group(1)]
-    places = exact or places
-    if places:
-        where = ', '.join(
-            f'{place}.{match.group(1)}'
-            + (f' ({kind})' if isinstance(kind, str) else '')
-            for place, kind in places)
-        return f'config: {where}: {message}; remove it or correct its name'
-    return (f'config: {path}: building it raised TypeError: {message} (a '
-            'value of the wrong type? --debug shows where)')
-
-
-def check_model_builds(cfg):
-    """The config's model, built as the run will build it, so that a key
-    its class does not take is refused before anything is created.
-
-    Returns:
-        torch.nn.Module: the model (not initialised).
-
-    Raises:
-        UserError: one line naming the key and the class
-            (:func:`build_error`).
-    """
-    try:
-        return build_model_for_checks(cfg)
-    except TypeError as error:
-        raise UserError(build_error(cfg.model, 'model', error)) from error
-
-
-def check_optimizer_builds(cfg, model):
-    """The config's ``optim_wrapper`` built for ``model`` as the run builds
-    it (its constructor, ``paramwise_cfg``, the optimizer and the wrapper):
-    a key no class takes, or a wrapper this machine cannot run, is refused
-    before anything is created.
-
-    Raises:
-        UserError: one line naming the key and the class
-            (:func:`build_error`), or what the wrapper refused.
-    """
-    from mmengine.optim import build_optim_wrapper
-    try:
-        with _scope(cfg):
-            return build_optim_wrapper(model,
-                                       copy.deepcopy(cfg.optim_wrapper))
-    except TypeError as error:
-        raise UserError(build_error(cfg.optim_wrapper, 'optim_wrapper',
-                                    error)) from error
-    except (AssertionError, RuntimeError, KeyError) as error:
-        # mmengine asserts what a wrapper needs (AmpOptimWrapper: a GPU).
-        raise UserError(f'config: optim_wrapper '
-                        f'({cfg.optim_wrapper.get("type", "OptimWrapper")}):'
-                        f' {one_line(error)}') from error
-
-
-def check_first_item(cfg, split='train'):
-    """Builds the data set of ``{split}_dataloader`` and its first item,
-    as the run's first step will, and refuses a batch size below 1.
-
-    Raises:
-        UserError: the batch size, an empty data set, or a key a class
-            of the data set or its pipeline does not take.
-        ValueError, FileNotFoundError: what the data set or its pipeline
-            raise (missing files, bad settings), naming what is wrong.
-    """
-    from mmengine.registry import DATASETS
-    name = f'{split}_dataloader'
-    loader = cfg.get(name)
-    batch_size = loader.get('batch_size')
-    if not (isinstance(batch_size, int) and batch_size >= 1):
-        raise UserError(f'config: {name}.batch_size={batch_size!r}; give at '
-                        'least 1')
-    dataset_cfg = loader.get('dataset')
-    try:
-        with _scope(cfg):
-            dataset = dataset_cfg if not isinstance(dataset_cfg, dict) \
-                else DATASETS.build(copy.deepcopy(dataset_cfg))
-        if len(dataset) == 0:
-            raise UserError(f'config: {name}.dataset has no items')
-        dataset[0]
-    except TypeError as error:
-        raise UserError(build_error(dataset_cfg, f'{name}.dataset',
-                                    error)) from error
-
+__all__ = ['check_checkpoint', 'check_pretrained_init', 'check_train_length',
+           'checkpoint_kind', 'nothing_left_to_train']
 
 def checkpoint_kind(loaded, state):
     """What a checkpoint looks like (a key of ``checkpoint.fit.
@@ -223,7 +95,7 @@ def check_pretrained_init(cfg, name=None, backbone=None):
 
     from ..checkpoint.loading import check_pretrained_checkpoint
     if backbone is None:
-        with _scope(cfg):
+        with in_scope(cfg):
             backbone = MODELS.build(copy.deepcopy(backbone_cfg))
     if hasattr(backbone, 'unused_checkpoint_keys'):  # ours: RandSACViT...
         check_pretrained_checkpoint(backbone, init_cfg.get('checkpoint'),

@@ -3,47 +3,17 @@ import argparse
 import os
 import os.path as osp
 
-from mmengine.config import Config, DictAction
+from mmengine.config import Config
 from mmengine.logging import print_log
 
-from .device import DEVICES
-from .errors import UserError
-from .paths import OUTPUT_FOLDER, check_config_path, check_output_folder
+from ..cli.args import add_cfg_options
+from ..cli.device import DEVICES
+from ..cli.errors import UserError
+from ..cli.paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 
-__all__ = ['CfgOptionsAction', 'LAUNCHER_ENV', 'add_cfg_options',
-           'add_common_args', 'apply_cfg_options',
+__all__ = ['LAUNCHER_ENV', 'add_common_args', 'apply_cfg_options',
            'check_launcher',
-           'enable_amp', 'force_float32', 'load_run_config', 'read_config',
-           'set_epochs', 'set_iterations']
-
-class CfgOptionsAction(DictAction):
-    """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
-    refuses an entry without ``=`` as an argparse error naming the option,
-    where DictAction raises "not enough values to unpack"."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        for item in values or ():
-            key = item.split('=', 1)[0]
-            if '=' not in item or not key:
-                parser.error(f'argument {option_string}: {item!r} is not '
-                             'KEY=VALUE (e.g. train_cfg.max_epochs=2)')
-        try:
-            super().__call__(parser, namespace, values, option_string)
-        except Exception as e:  # a value DictAction cannot parse
-            parser.error(f'argument {option_string}: cannot read {values}: '
-                         f'{e}')
-
-
-def add_cfg_options(parser, help):
-    """Declares ``--cfg-options KEY=VALUE ...`` (:class:`CfgOptionsAction`;
-    None when not given) on ``parser`` with the tool's own ``help``.
-
-    Returns:
-        argparse.Action
-    """
-    return parser.add_argument('--cfg-options', nargs='+',
-                               action=CfgOptionsAction, metavar='KEY=VALUE',
-                               help=help)
+           'enable_amp', 'force_float32', 'load_run_config', 'read_config']
 
 
 def read_config(path, argument='config'):
@@ -176,7 +146,8 @@ def apply_cfg_options(cfg, options):
     """Merges ``--cfg-options`` into ``cfg``, a new length included: a
     ``train_cfg.max_epochs`` (or ``max_iters``) other than the config's
     fits its learning-rate schedule to it as the studies do (warmup kept,
-    the decay ending with the run; ``_fit_schedulers``), unless the options
+    the decay ending with the run;
+    ``randsac_mm.engine.schedule_length.fit_schedulers``), unless the options
     set ``param_scheduler`` themselves; a line says so. Without this a
     cosine schedule of 10 epochs run for 40 would spend 30 at its minimum.
     """
@@ -189,11 +160,12 @@ def apply_cfg_options(cfg, options):
         _follow_data_root(cfg, options, split, root)
     if any(key.split('.')[0] == 'param_scheduler' for key in options):
         return
+    from ..engine.schedule_length import fit_schedulers
     for key, by_epoch in LENGTH_KEYS:
         if key not in options or before[key] in (None, options[key]) or \
                 not cfg.get('param_scheduler'):
             continue
-        _fit_schedulers(cfg, int(options[key]), by_epoch)
+        fit_schedulers(cfg, int(options[key]), by_epoch)
         unit = 'epochs' if by_epoch else 'iterations'
         print_log(f'--cfg-options {key}={options[key]} (the config: '
                   f'{before[key]}): the learning-rate schedule fitted to '
@@ -292,60 +264,3 @@ def force_float32(cfg):
                          'be OptimWrapper, AmpOptimWrapper or '
                          'AutocastOptimWrapper for --fp32 to set its '
                          'precision')
-
-
-def set_epochs(cfg, epochs):
-    """Shortens or lengthens an epoch-based schedule to ``epochs``.
-
-    The warmup (``LinearLR``) keeps its length, capped at a tenth of the run
-    (at least one epoch); every other scheduler runs from the warmup's end
-    (from the start in a one-epoch run) to the last epoch, a step
-    schedule's milestones at the same fractions of it; validation and
-    checkpointing happen at the end.
-    """
-    cfg.train_cfg.max_epochs = epochs
-    _fit_schedule(cfg, epochs, by_epoch=True)
-
-
-def set_iterations(cfg, iters):
-    """``set_epochs`` for an iteration-based schedule
-    (``IterBasedTrainLoop``, schedulers counted in iterations)."""
-    cfg.train_cfg.max_iters = iters
-    _fit_schedule(cfg, iters, by_epoch=False)
-
-
-def _fit_schedule(cfg, length, by_epoch):
-    """The schedulers, validation and checkpoint of a run of ``length``
-    epochs (``by_epoch``) or iterations."""
-    if 'val_interval' in cfg.train_cfg:
-        cfg.train_cfg.val_interval = length
-    _fit_schedulers(cfg, length, by_epoch)
-    cfg.default_hooks.checkpoint.interval = length
-
-
-def _fit_schedulers(cfg, length, by_epoch):
-    """The learning-rate schedulers of a run of ``length`` epochs
-    (``by_epoch``) or iterations. A scheduler counted in the other unit (an
-    epoch-based run's warmup of N iterations) is kept as it is; a step
-    schedule's milestones (``MultiStepLR``, counted from its ``begin``)
-    move to the same fractions of its new span, rounded down."""
-    warmup_end = 0
-    schedulers = cfg.param_scheduler
-    for scheduler in [schedulers] if isinstance(schedulers, dict) \
-            else schedulers:
-        if scheduler.get('by_epoch', True) != by_epoch:
-            continue
-        if scheduler['type'] == 'LinearLR':
-            scheduler['end'] = min(scheduler['end'], max(length // 10, 1))
-            warmup_end = scheduler['end']
-            continue
-        old_begin, old_end = scheduler.get('begin', 0), scheduler.get('end')
-        # A one-step run has no room after its warmup: overlap them.
-        scheduler['begin'] = min(old_begin, warmup_end) \
-            if warmup_end < length else 0
-        scheduler['end'] = length
-        scheduler.pop('T_max', None)  # defaults to end - begin
-        if 'milestones' in scheduler and old_end is not None:
-            span, old_span = length - scheduler['begin'], old_end - old_begin
-            scheduler['milestones'] = [m * span // old_span
-                                       for m in scheduler['milestones']]

@@ -7,7 +7,7 @@
 - ``load_model(checkpoint, config=None)``: the model a checkpoint holds,
   weights loaded, with its config.
 
-The command lines' plumbing is in the internal ``randsac_mm._cli``.
+The command lines' building blocks are ``randsac_mm.cli``.
 """
 from .model import build_model, load_model
 

@@ -2,8 +2,8 @@
 import pytest
 from mmengine.config import Config
 
-from randsac_mm._cli.errors import UserError
 from randsac_mm._cli.runner import check_strategy
+from randsac_mm.cli.errors import UserError
 
 FSDP = 'configs/pretrain/randsac_vit-large-p16_square-16to4_16xb256-amp-' \
     'fsdp-1600e_in1k.py'
@@ -38,3 +38,53 @@ def test_the_fsdp_config_is_accepted_on_gpus():
 def test_what_cannot_be_honoured_is_refused(changes, cuda, error, message):
     with pytest.raises(error, match=message):
         check_strategy(fsdp_config(**changes), cuda_available=cuda)
+
+
+def test_train_runs_the_model_its_checks_built_as_the_runner_would(
+        tmp_path, monkeypatch):
+    """tools/train.py hands the model and data set its checks built to the
+    Runner (built once), and the run is the one a Runner that builds them
+    itself makes: the same weights after an epoch, bit for bit (the
+    generators are seeded before the build and put back after the Runner
+    reseeds)."""
+    import torch
+
+    from randsac_mm._cli import runner as runner_module
+    from randsac_mm.datasets.digits import DigitsDataset
+
+    from ..conftest import DEMO_CLASSIFIER, run_tool
+    handed = []
+    build_runner = runner_module.build_runner
+
+    def spy(cfg, built=None):
+        handed.append(built)
+        runner = build_runner(cfg, built)
+        handed.append(runner)
+        return runner
+
+    def train(work_dir):
+        run_tool(['tools/train.py', DEMO_CLASSIFIER, '--device', 'cpu',
+                  '--work-dir', work_dir, '--cfg-options',
+                  'train_cfg.max_epochs=1',
+                  'train_dataloader.dataset.indices=128',
+                  'train_cfg.val_interval=100'])
+        return torch.load(work_dir / 'epoch_1.pth', map_location='cpu',
+                          weights_only=False)['state_dict']
+
+    monkeypatch.setattr(runner_module, 'build_runner', spy)
+    made = []
+    init = DigitsDataset.__init__
+    monkeypatch.setattr(DigitsDataset, '__init__', lambda self, *a, **k: (
+        made.append(self), init(self, *a, **k))[1])
+    once = train(tmp_path / 'once')
+    built, runner = handed
+    assert runner.model is built.model
+    # mmengine deep-copies a loader's settings, the data set with them: a
+    # copy, not a second build (no listing or reading of its files).
+    assert [d for d in made if d.split == 'train'] == [built.dataset]
+    assert type(runner.train_dataloader.dataset) is DigitsDataset
+    monkeypatch.setattr(runner_module, 'build_runner',
+                        lambda cfg, built=None: build_runner(cfg))
+    twice = train(tmp_path / 'twice')
+    assert once.keys() == twice.keys()
+    assert all(torch.equal(once[k], twice[k]) for k in once)

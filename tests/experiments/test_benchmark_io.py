@@ -7,7 +7,7 @@ import pytest
 
 from experiments import benchmark_io
 from experiments.benchmark_io import COMMIT_VARIABLE, code_commit
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
 
 from ..conftest import REPO_ROOT
 

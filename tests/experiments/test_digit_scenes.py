@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from experiments import digit_scenes
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
 
 SCENES = dict(train_scenes=24, val_scenes=12, size=64, seed=3)
 

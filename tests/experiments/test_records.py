@@ -11,7 +11,7 @@ from experiments.records import (
     same_settings,
     write_record,
 )
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
 
 
 def test_a_record_of_the_same_settings_is_reused_and_none_is_none(tmp_path):

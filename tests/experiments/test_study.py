@@ -513,7 +513,7 @@ def test_a_run_checkpoints_at_its_read_out_epochs_and_between(
 def test_readouts_of_other_settings_are_never_written_over(tmp_path):
     """A rerun in the same work dir with another data root is refused in
     one line before it evaluates; the first study's record stays."""
-    from randsac_mm._cli.errors import UserError
+    from randsac_mm.cli.errors import UserError
     first, other = (study.StudySettings(
         configs=CONFIGS, eval_data=EVAL_DATA, variants=['random'],
         seeds=[0], readouts=['linear'], work_dir=str(tmp_path),

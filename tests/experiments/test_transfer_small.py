@@ -9,7 +9,7 @@ from PIL import Image
 
 from experiments.records import read_record
 from experiments.transfer_small import cli, runs, study
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
 
 from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint
 from ..tool_runs import run_command
@@ -303,7 +303,7 @@ def mae_checkpoint(tmp_path_factory):
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401
-    from randsac_mm._cli.checks import build_model_for_checks
+    from randsac_mm.cli.builds import build_model_for_checks
     torch.manual_seed(0)
     model = build_model_for_checks(Config.fromfile(
         osp.join(REPO_ROOT, runs.PRETRAININGS['mae'])))

@@ -16,8 +16,8 @@ import re
 
 import pytest
 
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import (
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import (
     CHECKPOINT,
     CONFIG,
     INPUT_FILE,
@@ -31,7 +31,8 @@ PYTHON_TOOLS = sorted(osp.relpath(p, REPO_ROOT) for p in glob.glob(
 # User commands outside tools/ that take paths.
 COMMANDS = PYTHON_TOOLS + ['experiments.demo', 'experiments.digit_scenes',
                            'experiments.paper_scale',
-                           'experiments.transfer_small']
+                           'experiments.transfer_small',
+                           'experiments.transfer_small.curve']
 SCRIPTS = sorted(osp.relpath(p, REPO_ROOT) for p in glob.glob(
     osp.join(REPO_ROOT, 'tools', '*.sh')))
 DEMO = 'configs/demo/'

@@ -295,7 +295,7 @@ def test_debug_shows_the_traceback(files, monkeypatch, capsys):
     argv = [EVAL, LINEAR, files['pre'], '--data', DIGITS, '--debug']
     monkeypatch.setattr(sys, 'argv', argv)
     namespace = runpy.run_path(osp.join(REPO_ROOT, EVAL), run_name='tool')
-    from randsac_mm._cli.errors import UserError
+    from randsac_mm.cli.errors import UserError
     with pytest.raises(UserError, match='config: vit-mini-p4_linear'):
         namespace['run_tool'](namespace['main'])
 

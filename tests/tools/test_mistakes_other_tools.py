@@ -19,7 +19,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm._cli.args import HelpFormatter
+from randsac_mm.cli.args import HelpFormatter
 
 from ..conftest import REPO_ROOT
 from ..tool_runs import (

@@ -21,7 +21,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm._cli.checks import build_model_for_checks
+from randsac_mm.cli.builds import build_model_for_checks
 
 from ..conftest import DEMO_CLASSIFIER, REPO_ROOT, free_port
 from ..tool_runs import run_in_process

@@ -178,7 +178,7 @@ def test_help_documents_every_flag(tool, flags):
 def test_compile_adds_the_hook_once():
     from mmengine.config import Config
 
-    from randsac_mm._cli.errors import UserError
+    from randsac_mm.cli.errors import UserError
 
     from ..tool_runs import tool_globals
     train_tool = tool_globals('tools/train.py', 'train_tool')

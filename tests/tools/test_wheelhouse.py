@@ -139,7 +139,7 @@ def test_bad_arguments_name_the_argument(tool, capsys, argv, message):
 def test_out_must_not_be_a_file(tool, tmp_path):
     path = tmp_path / 'file'
     path.write_text('')
-    from randsac_mm._cli.errors import UserError
+    from randsac_mm.cli.errors import UserError
     with pytest.raises(UserError, match=f'^--out: {path} is a file; give a '
                        'folder$'):
         tool.parse_args(['--out', str(path)])

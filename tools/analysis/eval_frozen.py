@@ -31,11 +31,11 @@ that a data set sorted by class (MNIST5k) keeps every class.
 """
 import os.path as osp
 
-from randsac_mm._cli.args import positive_float, positive_int, seed_value
-from randsac_mm._cli.config_kinds import require_kind
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import (
+from randsac_mm.cli.args import positive_float, positive_int, seed_value
+from randsac_mm.cli.config_kinds import require_kind
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import (
     CHECKPOINT,
     CONFIG,
     OUTPUT_FILE,

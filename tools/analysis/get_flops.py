@@ -10,12 +10,11 @@ multiply-accumulates of one image, one sampled layout (see
 """
 import os.path as osp
 
-from randsac_mm._cli.args import seed_value
-from randsac_mm._cli.config import add_cfg_options
-from randsac_mm._cli.config_kinds import require_kind
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import CONFIG, OUTPUT_FILE, write_json
+from randsac_mm.cli.args import add_cfg_options, seed_value
+from randsac_mm.cli.config_kinds import require_kind
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CONFIG, OUTPUT_FILE, write_json
 
 
 def human(macs):
@@ -44,7 +43,6 @@ def main(argv=None):
     from mmengine.registry import init_default_scope
 
     import randsac_mm.registration  # noqa: F401
-    from randsac_mm._cli.checks import check_model_builds
     from randsac_mm._cli.config import read_config
     from randsac_mm.analysis.flops import (
         ARCHITECTURES,
@@ -53,6 +51,7 @@ def main(argv=None):
         sample_token_rank,
     )
     from randsac_mm.analysis.paper import paper_architecture_flops
+    from randsac_mm.cli.builds import check_model_builds
     cfg = read_config(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)

@@ -20,12 +20,11 @@ activations for one image, windowed and global.
 The estimate is checked against the measured peak of a whole step on the
 CPU (tests/analysis/test_memory.py).
 """
-from randsac_mm._cli.args import positive_float, positive_int
-from randsac_mm._cli.config import add_cfg_options
-from randsac_mm._cli.config_kinds import require_kind
-from randsac_mm._cli.errors import add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import CONFIG, OUTPUT_FILE, write_json
+from randsac_mm.cli.args import add_cfg_options, positive_float, positive_int
+from randsac_mm.cli.config_kinds import require_kind
+from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CONFIG, OUTPUT_FILE, write_json
 
 GiB = 2**30
 
@@ -53,8 +52,8 @@ def check_configs(args):
     """Every config is one this tool measures (checked before any is):
     a pretraining config's step, or a downstream backbone; its model
     builds (a key no class takes is one line naming it)."""
-    from randsac_mm._cli.checks import check_model_builds
     from randsac_mm._cli.config import read_config
+    from randsac_mm.cli.builds import check_model_builds
     for path in args.configs:
         cfg = read_config(path, 'configs')
         if args.cfg_options:

@@ -29,10 +29,10 @@ Loading them (no hub, no download):
 """
 import os.path as osp
 
-from randsac_mm._cli.config_kinds import require_kind
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import CHECKPOINT, CONFIG, OUTPUT_FOLDER
+from randsac_mm.cli.config_kinds import require_kind
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FOLDER
 
 
 def parse_args(argv=None):

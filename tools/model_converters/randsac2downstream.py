@@ -12,10 +12,10 @@ wrong shapes. The output loads with
 """
 import os.path as osp
 
-from randsac_mm._cli.args import positive_int
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import CHECKPOINT, OUTPUT_FILE
+from randsac_mm.cli.args import positive_int
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CHECKPOINT, OUTPUT_FILE
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
 

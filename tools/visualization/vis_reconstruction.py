@@ -26,10 +26,10 @@ import sys
 
 import numpy as np
 
-from randsac_mm._cli.args import seed_value
-from randsac_mm._cli.errors import UserError, add_debug_arg, run_tool
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import (
+from randsac_mm.cli.args import seed_value
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import (
     CHECKPOINT,
     CONFIG,
     INPUT_FILE,
@@ -110,7 +110,7 @@ def output_names(paths):
 
 def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
-    from randsac_mm._cli.device import use_device_or_exit
+    from randsac_mm.cli.device import use_device_or_exit
     use_device_or_exit(args.device, sys.argv[0])
     from mmengine.config import Config
 

@@ -7,7 +7,7 @@ import os.path as osp
 import pytest
 
 from experiments.benchmarks import cpu_precision
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
 
 
 def fake_job(folder, args):

@@ -1,9 +1,13 @@
 """Argument types the command lines share: argparse ``type``s of counts,
-rates and files, and the help format (paths: :mod:`.paths`)."""
+rates and files, ``--cfg-options``, and the help format (paths:
+:mod:`.paths`)."""
 import argparse
 import os
 
-__all__ = ['HelpFormatter', 'MAX_SEED', 'existing_file', 'non_negative_int',
+from mmengine.config import DictAction
+
+__all__ = ['CfgOptionsAction', 'HelpFormatter', 'MAX_SEED',
+           'add_cfg_options', 'existing_file', 'non_negative_int',
            'positive_float', 'positive_int', 'seed_value']
 
 # numpy's and torch's seeds: unsigned 32-bit integers.
@@ -73,3 +77,33 @@ def seed_value(text):
         raise argparse.ArgumentTypeError(
             f'must be at most {MAX_SEED}, got {value}')
     return value
+
+
+class CfgOptionsAction(DictAction):
+    """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
+    refuses an entry without ``=`` as an argparse error naming the option,
+    where DictAction raises "not enough values to unpack"."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        for item in values or ():
+            key = item.split('=', 1)[0]
+            if '=' not in item or not key:
+                parser.error(f'argument {option_string}: {item!r} is not '
+                             'KEY=VALUE (e.g. train_cfg.max_epochs=2)')
+        try:
+            super().__call__(parser, namespace, values, option_string)
+        except Exception as e:  # a value DictAction cannot parse
+            parser.error(f'argument {option_string}: cannot read {values}: '
+                         f'{e}')
+
+
+def add_cfg_options(parser, help):
+    """Declares ``--cfg-options KEY=VALUE ...`` (:class:`CfgOptionsAction`;
+    None when not given) on ``parser`` with the tool's own ``help``.
+
+    Returns:
+        argparse.Action
+    """
+    return parser.add_argument('--cfg-options', nargs='+',
+                               action=CfgOptionsAction, metavar='KEY=VALUE',
+                               help=help)

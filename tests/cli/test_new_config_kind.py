@@ -10,7 +10,7 @@ from mmengine.config import Config
 from mmengine.model import BaseModel
 from mmpretrain.registry import MODELS
 
-from randsac_mm._cli.config_kinds import (
+from randsac_mm.cli.config_kinds import (
     CONFIG_KINDS,
     ConfigKind,
     config_kind,
@@ -19,7 +19,7 @@ from randsac_mm._cli.config_kinds import (
     testable_kinds,
     trainable_kinds,
 )
-from randsac_mm._cli.errors import UserError
+from randsac_mm.cli.errors import UserError
 
 
 class BaseDepthEstimator(BaseModel):

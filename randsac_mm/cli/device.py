@@ -140,7 +140,7 @@ def use_device_or_exit(device, prog, local_rank=None):
 
 
 def main(argv=None):
-    """``python -m randsac_mm._cli.device --gpus N [--prog NAME]``: exits 2
+    """``python -m randsac_mm.cli.device --gpus N [--prog NAME]``: exits 2
     with the report when this machine cannot give N processes a GPU each
     (what tools/dist_train.sh and dist_test.sh check before torchrun starts
     them)."""
@@ -150,7 +150,7 @@ def main(argv=None):
         'this machine.')
     parser.add_argument('--gpus', type=int, required=True,
                         help='processes, one GPU each')
-    parser.add_argument('--prog', default='randsac_mm._cli.device',
+    parser.add_argument('--prog', default='randsac_mm.cli.device',
                         help='the name the error starts with (default: '
                         '%(default)s)')
     args = parser.parse_args(argv)

@@ -4,7 +4,7 @@ import os.path as osp
 
 from mmengine.config import Config
 
-from randsac_mm._cli.config import set_epochs, set_iterations
+from randsac_mm.engine.schedule_length import set_epochs, set_iterations
 
 from ..conftest import REPO_ROOT
 

@@ -1,7 +1,7 @@
 """What a tool's path arguments are, and the checks that follow from it.
 
 A tool declares each path argument once, with its kind
-(:meth:`ToolParser.add_path <randsac_mm._cli.parser.ToolParser.add_path>`);
+(:meth:`ToolParser.add_path <randsac_mm.cli.parser.ToolParser.add_path>`);
 after parsing, :func:`check_paths` checks every declared path from its kind
 alone, inputs before outputs, before the tool imports or creates anything:
 
@@ -18,7 +18,7 @@ output file   a folder, one of the inputs (it would be lost), a place that
 output folder a file, a place that cannot be written or made
 ============= ========================================================
 
-Each refusal is a :class:`~randsac_mm._cli.errors.UserError` naming the
+Each refusal is a :class:`~randsac_mm.cli.errors.UserError` naming the
 argument, which ``run_tool`` prints as one line with exit code 2.
 """
 import os

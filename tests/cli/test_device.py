@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from randsac_mm._cli import device as device_module
-from randsac_mm._cli.device import NoUsableCuda, cuda_report, use_device
+from randsac_mm.cli import device as device_module
+from randsac_mm.cli.device import NoUsableCuda, cuda_report, use_device
 
 from ..conftest import REPO_ROOT, free_port
 
@@ -94,7 +94,7 @@ def test_an_unknown_device_is_refused():
 
 @pytest.mark.heavy
 def test_cpu_hides_the_gpus_from_the_process():
-    code = ('import os; from randsac_mm._cli.device import use_device; '
+    code = ('import os; from randsac_mm.cli.device import use_device; '
             "use_device('cpu'); import torch; "
             "print(repr(os.environ['CUDA_VISIBLE_DEVICES']), "
             'torch.cuda.is_available())')

@@ -5,7 +5,7 @@ import argparse
 
 import pytest
 
-from randsac_mm._cli.args import MAX_SEED, seed_value
+from randsac_mm.cli.args import MAX_SEED, seed_value
 
 
 @pytest.mark.parametrize('text, value', [('0', 0), ('7', 7),
@@ -24,6 +24,7 @@ def test_a_seed_out_of_range_is_refused(text, message):
 
 
 @pytest.mark.parametrize('module', ['experiments.transfer_small.cli',
+                                    'experiments.transfer_small.curve',
                                     'experiments.study',
                                     'experiments.paper_scale'])
 def test_the_studies_refuse_a_negative_seed_naming_it(module, capsys):

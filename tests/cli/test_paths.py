@@ -1,4 +1,4 @@
-"""The declared path arguments and their checks (randsac_mm._cli.paths,
+"""The declared path arguments and their checks (randsac_mm.cli.paths,
 ToolParser): what each declaration option changes. Every tool's arguments
 are walked in tests/tools/test_every_tool_walked.py."""
 import json
@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from randsac_mm._cli.errors import UserError
-from randsac_mm._cli.parser import ToolParser
-from randsac_mm._cli.paths import (
+from randsac_mm.cli.errors import UserError
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import (
     CHECKPOINT,
     CONFIG,
     INPUT_FILE,

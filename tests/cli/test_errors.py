@@ -1,8 +1,8 @@
 """The tools' one way out: a mistake or Ctrl-C is one line, never a
-traceback, unless --debug (``randsac_mm._cli.errors.run_tool``)."""
+traceback, unless --debug (``randsac_mm.cli.errors.run_tool``)."""
 import pytest
 
-from randsac_mm._cli.errors import INTERRUPTED, UserError, run_tool
+from randsac_mm.cli.errors import INTERRUPTED, UserError, run_tool
 
 
 def raising(error):

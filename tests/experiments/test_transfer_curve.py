@@ -1,0 +1,122 @@
+"""experiments.transfer_small.curve: the dense transfer along pretraining
+length, its studies laid out per length, its gains paired by seed and its
+verdicts only beyond 2 SE (the studies themselves are tested in
+test_transfer_small.py)."""
+import json
+import math
+
+import pytest
+
+from experiments.transfer_small import curve as curve_module
+from experiments.transfer_small.curve import (
+    curve_entries,
+    markdown,
+    parse_args,
+    run_curve,
+    studies,
+)
+
+
+def rows(init, values):
+    return [dict(task='segmentation', init=init, seed=seed, metric='mIoU',
+                 value=value) for seed, value in enumerate(values)]
+
+
+RESULTS = [
+    (None, dict(rows=rows('random', [40.0, 42.0, 41.0]),
+                minutes=dict(pretraining=0, readout=1, downstream=30))),
+    (40, dict(rows=rows('randsac-square', [43.0, 44.0, 44.0])
+              + rows('mae', [41.0, 42.5, 41.5])
+              # One seed so far: a gain, no standard error.
+              + rows('randsac-patch-random', [39.0]),
+              minutes=dict(pretraining=20, readout=3, downstream=90))),
+]
+
+
+def test_gains_are_paired_by_seed_with_their_standard_error():
+    curve = curve_entries(RESULTS)
+    square = next(p for p in curve['points']
+                  if p['init'] == 'randsac-square')
+    # Differences 3, 2, 3: mean 8/3, SE = stdev / sqrt(3).
+    gain = square['gain_over_random']
+    assert gain['seeds'] == [0, 1, 2]
+    assert gain['gap'] == pytest.approx(8 / 3)
+    assert gain['se'] == pytest.approx(math.sqrt(1 / 3) / math.sqrt(3))
+    assert square['verdict'] == 'above random init'
+    assert square['mean'] == pytest.approx(131 / 3)
+    mae = next(p for p in curve['points'] if p['init'] == 'mae')
+    # Differences 1, 0.5, 0.5: SE 0.167, gap 0.667 = 4 SE.
+    assert mae['verdict'] == 'above random init'
+    one = next(p for p in curve['points']
+               if p['init'] == 'randsac-patch-random')
+    assert one['gain_over_random'] == dict(gap=-1.0, se=None, seeds=[0])
+    assert one['verdict'] == 'one seed: no standard error'
+
+
+def test_randsac_is_compared_with_mae_over_the_seeds_both_have():
+    versus = {v['init']: v for v in curve_entries(RESULTS)['randsac_vs_mae']}
+    # Square - MAE: 2, 1.5, 2.5: mean 2, SE 0.289.
+    assert versus['randsac-square']['gap'] == pytest.approx(2.0)
+    assert versus['randsac-square']['se'] == pytest.approx(
+        0.5 / math.sqrt(3))
+    assert versus['randsac-square']['verdict'] == 'RandSAC above'
+    assert versus['randsac-patch-random']['seeds'] == [0]
+    assert versus['randsac-patch-random']['gap'] == pytest.approx(-2.0)
+
+
+def test_undecided_within_two_standard_errors():
+    results = [RESULTS[0], (10, dict(rows=rows('mae', [44.0, 38.0, 42.0]),
+                                     minutes={}))]
+    mae, = curve_entries(results)['points']
+    assert mae['verdict'] == 'undecided (within 2 SE)'
+
+
+def test_random_init_runs_once_and_each_length_in_its_own_folders():
+    out = studies((10, 40), (0, 1, 2), ('mae', ), ('segmentation', ),
+                  'w', 'r')
+    assert [n for n, _ in out] == [None, 10, 40]
+    random, ten = out[0][1], out[1][1]
+    assert (random.inits, random.work_dir, random.records) == (
+        ('random', ), 'w/random', 'r/random')
+    assert (ten.inits, ten.pretrain_epochs, ten.work_dir, ten.records,
+            ten.seeds) == (('mae', ), 10, 'w/epochs_10', 'r/epochs_10',
+                           (0, 1, 2))
+
+
+def test_the_report_is_written_as_json_markdown_and_picture(tmp_path,
+                                                            monkeypatch):
+    given = iter(RESULTS)
+    monkeypatch.setattr(curve_module, 'run_study',
+                        lambda settings, log: next(given)[1])
+    records = str(tmp_path / 'curve')
+    run_curve((40, ), (0, 1, 2), ('randsac-square', 'mae'),
+              ('segmentation', ), str(tmp_path / 'work'), records,
+              report_only=True, log=lambda line: None)
+    saved = json.loads((tmp_path / 'curve.json').read_text())
+    assert saved['minutes'] == 144
+    assert {p['init'] for p in saved['points']} == {
+        'randsac-square', 'mae', 'randsac-patch-random'}
+    table = (tmp_path / 'curve.md').read_text()
+    assert '| segmentation | mIoU | 40 | randsac-square | 3 | 43.67 | ' \
+        '+2.67 ± 0.33 | above random init |' in table
+    assert table == markdown(saved) + '\n'
+    assert (tmp_path / 'curve.png').read_bytes()[:4] == b'\x89PNG'
+    assert not (tmp_path / 'work').exists()  # a report makes no work dir
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--epochs', '0'], 'argument --epochs'),
+    (['--inits', 'random'], "argument --inits: invalid choice: 'random'"),
+])
+def test_a_bad_argument_is_one_line_naming_it(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_defaults_are_three_lengths_three_seeds_segmentation():
+    values = parse_args([])
+    assert (values['epochs'], values['seeds'], values['tasks']) == (
+        (10, 40, 160), (0, 1, 2), ('segmentation', ))
+    assert parse_args(['--epochs', '40', '--seeds', '3'])['epochs'] == (40, )
