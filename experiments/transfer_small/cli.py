@@ -69,9 +69,10 @@ def parse_args(argv=None):
             ('--pretrain-epochs', 'epochs of each pretraining'),
             ('--segmentation-iters', 'iterations of each UperNet run'),
             ('--detection-epochs', 'epochs of each Mask R-CNN run')):
-        key = flag[2:].replace('-', '_')
+        default = getattr(defaults, flag[2:].replace('-', '_'))
+        shown = "the config's" if default is None else default
         parser.add_argument(flag, type=positive_int,
-                            help=f'{text}; None: {getattr(defaults, key)}')
+                            help=f'{text}; None: {shown}')
     parser.add_path('--work-dir', kind=OUTPUT_FOLDER,
                     help='scenes, checkpoints and logs; None: '
                     f'{TransferSettings.work_dir}')
@@ -93,11 +94,12 @@ def parse_args(argv=None):
         'optim_wrapper.paramwise_cfg.layer_decay_rate=1.0; recorded in the '
         "records' settings; the flags above win over the keys they set; "
         'None: the configs as written')
-    parser.add_argument('--readout-only', action='store_true',
-                        help='pretrain and read out each encoder frozen; no '
-                        'downstream run')
-    parser.add_argument('--report-only', action='store_true',
-                        help='train nothing: the table of the records so far')
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument('--readout-only', action='store_true',
+                      help='pretrain and read out each encoder frozen; no '
+                      'downstream run')
+    only.add_argument('--report-only', action='store_true',
+                      help='train nothing: the table of the records so far')
     parser.add_argument('--quick', action='store_true',
                         help='the test: ' + ', '.join(
                             f'{k}={v}' for k, v in QUICK.items()))

@@ -9,8 +9,8 @@ too. ``--debug`` shows the traceback instead.
 """
 import sys
 
-__all__ = ['INTERRUPTED', 'USER_ERRORS', 'UserError', 'add_debug_arg',
-           'one_line', 'run_tool']
+__all__ = ['INTERRUPTED', 'USER_ERRORS', 'UserError', 'WORKER_TRACEBACK',
+           'add_debug_arg', 'one_line', 'run_tool']
 
 
 class UserError(Exception):
@@ -60,12 +60,27 @@ def run_tool(main, argv=None, prog=None):
         sys.exit(INTERRUPTED)
 
 
+# torch re-raises a data loader worker's error in the main process with
+# the worker's whole traceback in its message, after this line; the
+# traceback's last line is the error.
+WORKER_TRACEBACK = 'Original Traceback (most recent call last):'
+
+
 def one_line(error):
     """An exception's message on one line (its lines joined with ' '),
     without the quotes KeyError puts around it; its type's name when it
-    has none."""
-    message = ' '.join(line.strip() for line in str(error).splitlines()
-                       if line.strip())
+    has none. A data loader worker's error is its own message, without the
+    worker's traceback."""
+    lines = [line.strip() for line in str(error).splitlines()
+             if line.strip()]
+    if WORKER_TRACEBACK in lines:
+        kind = type(error)
+        last = lines[-1]
+        for own in (f'{kind.__module__}.{kind.__qualname__}: ',
+                    f'{kind.__name__}: '):
+            last = last[len(own):] if last.startswith(own) else last
+        lines = [last]
+    message = ' '.join(lines)
     if len(message) > 1 and message[0] == message[-1] and message[0] in \
             '"\'':
         message = message[1:-1]

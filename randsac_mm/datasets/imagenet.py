@@ -6,6 +6,7 @@ from importlib.resources import files
 from mmpretrain.datasets import ImageNet
 from mmpretrain.registry import DATASETS
 
+from .decoded_images import NamesUndecodableImages
 from .image_files import (
     check_image_files,
     is_hidden,
@@ -47,7 +48,7 @@ def _check_imagenet_root(dataset, data_root, split, ann_file,
 
 
 @DATASETS.register_module()
-class CheckedImageNet(ImageNet):
+class CheckedImageNet(NamesUndecodableImages, ImageNet):
     """mmpretrain's ImageNet with a layout check before loading, and its
     files checked when built (``image_files``): hidden files left out of
     the folder layout, blank lines of an annotation file skipped and a

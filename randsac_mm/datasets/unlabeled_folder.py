@@ -4,6 +4,7 @@ import os.path as osp
 from mmpretrain.datasets import BaseDataset
 from mmpretrain.registry import DATASETS
 
+from .decoded_images import NamesUndecodableImages
 from .image_files import check_image_files, walk_images
 from .layout_errors import IMAGE_EXTENSIONS, DataLayoutError
 
@@ -11,7 +12,7 @@ __all__ = ['UnlabeledImageFolder']
 
 
 @DATASETS.register_module()
-class UnlabeledImageFolder(BaseDataset):
+class UnlabeledImageFolder(NamesUndecodableImages, BaseDataset):
     """Every image under ``data_root``, recursively; no labels.
 
     Files ending in .jpg, .jpeg, .png, .webp or .bmp (any case) are used,

@@ -6,6 +6,7 @@ from mmseg.datasets import ADE20KDataset
 from mmseg.registry import DATASETS
 from PIL import Image
 
+from ..datasets.decoded_images import NamesUndecodableImages
 from ..datasets.layout_errors import DataLayoutError, require_files
 
 __all__ = ['CheckedADE20KDataset']
@@ -16,7 +17,7 @@ ADE20K_LAYOUT = """  <data_root>/images/{training,validation}/ADE_*.jpg
 
 
 @DATASETS.register_module()
-class CheckedADE20KDataset(ADE20KDataset):
+class CheckedADE20KDataset(NamesUndecodableImages, ADE20KDataset):
     """mmseg's ``ADE20KDataset``; a missing or malformed data root fails at
     build time with the expected layout: the split's image and annotation
     folders must exist, hold images, and pair up by file stem, and each

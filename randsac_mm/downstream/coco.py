@@ -6,6 +6,7 @@ from mmdet.datasets import CocoDataset
 from mmdet.registry import DATASETS
 from mmengine.logging import print_log
 
+from ..datasets.decoded_images import NamesUndecodableImages
 from ..datasets.image_files import SHOWN, check_image_files
 from ..datasets.layout_errors import DataLayoutError, require_files
 
@@ -18,7 +19,7 @@ COCO_LAYOUT = """  <data_root>/annotations/instances_{train,val}2017.json
 
 
 @DATASETS.register_module()
-class CheckedCocoDataset(CocoDataset):
+class CheckedCocoDataset(NamesUndecodableImages, CocoDataset):
     """mmdet's ``CocoDataset``; a missing or malformed data root fails at
     build time with the expected layout instead of a bare file error, and
     so does an image the annotations list and the disk lacks (or an empty

@@ -34,3 +34,14 @@ def test_debug_lets_it_through(error):
 def test_other_errors_are_not_a_users_mistake():
     with pytest.raises(RuntimeError):
         run_tool(raising(RuntimeError('a bug')), argv=[], prog='tool')
+
+
+def test_a_data_loader_workers_error_is_its_own_last_line():
+    from randsac_mm.cli.errors import one_line
+    error = ValueError(
+        'Caught ValueError in DataLoader worker process 0.\n'
+        'Original Traceback (most recent call last):\n'
+        '  File "worker.py", line 1, in _worker_loop\n'
+        '    data = fetcher.fetch(index)\n'
+        'ValueError: data/a.jpg could not be decoded\n')
+    assert one_line(error) == 'data/a.jpg could not be decoded'

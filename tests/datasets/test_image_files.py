@@ -118,3 +118,42 @@ def test_imagenet100_leaves_hidden_files_out_and_names_empty_ones(
     with pytest.raises(DataLayoutError, match=r'1 empty \(0 bytes\): '
                        f'{first}/{first}_0.JPEG'):
         ImageNet100(data_root=str(tmp_path), split='train')
+
+
+def test_an_image_that_does_not_decode_is_named_at_its_read(tmp_path):
+    """The build's checks stat the files; one whose bytes are not an image
+    stops its first read in one line naming it, also from a data loader
+    worker (its traceback dropped); any other pipeline error passes as
+    it is."""
+    import torch
+
+    from randsac_mm.cli.errors import one_line
+    data_factory.write_unlabeled(str(tmp_path))
+    (tmp_path / 'a.jpg').write_bytes(b'\xff\xd8\xff\xe0 cut short')
+    dataset = UnlabeledImageFolder(
+        data_root=str(tmp_path), pipeline=[dict(type='LoadImageFromFile')])
+    first = names(dataset, tmp_path).index('a.jpg')
+    with pytest.raises(DataLayoutError, match=(
+            rf'^UnlabeledImageFolder: {tmp_path}/a.jpg could not be decoded '
+            r'as an image \(.*\); replace or remove it$')):
+        dataset[first]
+    assert dataset[first + 1]['img'].ndim == 3  # the others read
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.Subset(dataset, [first]), num_workers=1,
+        collate_fn=lambda items: items)
+    with pytest.raises(DataLayoutError) as info:
+        next(iter(loader))
+    assert one_line(info.value).startswith(
+        f'UnlabeledImageFolder: {tmp_path}/a.jpg could not be decoded')
+    assert 'Traceback' not in one_line(info.value)
+    from mmcv.transforms import BaseTransform
+
+    class Breaks(BaseTransform):
+        def transform(self, results):
+            raise KeyError('a bug after the image was read')
+
+    other = UnlabeledImageFolder(
+        data_root=str(tmp_path),
+        pipeline=[dict(type='LoadImageFromFile'), dict(type=Breaks)])
+    with pytest.raises(KeyError, match='a bug after the image was read'):
+        other[first + 1]

@@ -398,3 +398,20 @@ def test_pretrained_from_uses_another_studys_pretraining_or_says_why_not(
     with pytest.raises(UserError,
                        match="mae.json: the record of .*'epochs': 10"):
         study.pretrain('mae', longer, log=lambda line: None)
+
+
+def test_the_help_says_what_each_unset_length_means(capsys):
+    from experiments.transfer_small.cli import parse_args
+    with pytest.raises(SystemExit):
+        parse_args(['--help'])
+    help_text = ' '.join(capsys.readouterr().out.split())
+    assert 'None: None' not in help_text
+    assert "iterations of each UperNet run; None: the config's" in help_text
+
+
+def test_report_only_and_readout_only_are_refused_together(capsys):
+    from experiments.transfer_small.cli import parse_args
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(['--report-only', '--readout-only'])
+    assert exit_.value.code == 2
+    assert 'not allowed with argument' in capsys.readouterr().err

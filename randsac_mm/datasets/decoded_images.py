@@ -1,0 +1,40 @@
+"""An image that does not decode, named: a file the build's checks could not
+see was bad (they stat, they do not decode: ImageNet's 1.28M files) stops
+the run at its first read in one line naming the file, instead of mmcv's
+``AssertionError: failed to load image`` or OpenCV's error without a name,
+inside a data loader worker's traceback."""
+from .layout_errors import DataLayoutError
+
+__all__ = ['NamesUndecodableImages']
+
+
+def _raised_by_a_loader(error):
+    """Whether ``error`` came through an image-loading transform (a class
+    named ``LoadImage...``, mmcv's and its downstream subclasses)."""
+    trace = error.__traceback__
+    while trace is not None:
+        owner = trace.tb_frame.f_locals.get('self')
+        if type(owner).__name__.startswith('LoadImage'):
+            return True
+        trace = trace.tb_next
+    return False
+
+
+class NamesUndecodableImages:
+    """A data set mixin (before the mmengine ``BaseDataset`` class): an
+    error raised by its pipeline's image loading becomes a
+    :class:`DataLayoutError` naming the item's ``img_path``; any other
+    error passes as it is."""
+
+    def prepare_data(self, idx):
+        try:
+            return super().prepare_data(idx)
+        except Exception as error:
+            if not _raised_by_a_loader(error):
+                raise
+            path = self.get_data_info(idx).get('img_path')
+            raise DataLayoutError(
+                f'{type(self).__name__}: {path} could not be decoded as an '
+                f'image ({type(error).__name__}: '
+                f'{str(error).splitlines()[0] if str(error) else ""}); '
+                'replace or remove it') from error
