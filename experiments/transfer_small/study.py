@@ -335,16 +335,28 @@ def run_study(settings, log=print):
 
 def ensure_scenes(settings, log=print):
     """Makes the study's scenes, or reuses them when their statistics say
-    they were made with the same counts and seed."""
+    they were made with the same counts and seed.
+
+    Raises:
+        UserError: the work dir holds scenes of other counts or seed: the
+            runs there were trained on them, so they are not replaced.
+    """
     stats_path = osp.join(settings.scenes, 'statistics.json')
     if osp.isfile(stats_path):
         with open(stats_path) as f:
             stats = json.load(f)
-        if (stats['seed'], stats['training']['scenes'],
-                stats['validation']['scenes']) == (
-                    settings.scenes_seed, settings.train_scenes,
-                    settings.val_scenes):
+        found = (stats['seed'], stats['training']['scenes'],
+                 stats['validation']['scenes'])
+        wanted = (settings.scenes_seed, settings.train_scenes,
+                  settings.val_scenes)
+        if found == wanted:
             return
+        raise UserError(
+            f'--work-dir: {settings.scenes} holds {found[1]} training and '
+            f'{found[2]} validation scenes of seed {found[0]}, this study '
+            f'asks for {wanted[1]} and {wanted[2]} of seed {wanted[0]}; the '
+            'runs there were trained on them: give another --work-dir, or '
+            'remove that folder to make new scenes')
     log(f'[scenes] {settings.train_scenes} training and '
         f'{settings.val_scenes} validation scenes in {settings.scenes}')
     make_scenes(settings.scenes, settings.train_scenes, settings.val_scenes,

@@ -42,17 +42,20 @@ def walk_images(root, extensions, dataset):
     """Every file under ``root`` ending in one of ``extensions`` (lower
     case; matched in any case), in sorted path order: hidden files and
     folders left out, and each real folder walked once (links followed,
-    after the real folders beside them).
-    What was left out is logged, naming ``dataset``.
+    after the real folders beside them; a link to a folder holding ``root``
+    is a loop, not followed). What was left out is logged, naming ``dataset``.
 
     Returns:
         list[str]: the paths, joined to ``root``.
     """
     paths, hidden, repeated = [], [], []
     seen = set()
+    top = osp.realpath(root)
     for dirpath, dirnames, names in os.walk(root, followlinks=True):
         real = osp.realpath(dirpath)
-        if real in seen:  # reached again through a link
+        # Reached again through a link, or a link to a folder holding the
+        # root (a loop: its walk would come back here).
+        if real in seen or top.startswith(real + os.sep):
             repeated.append(dirpath)
             dirnames[:] = []
             continue

@@ -8,9 +8,11 @@ from mmpretrain.registry import DATASETS
 
 from .decoded_images import NamesUndecodableImages
 from .image_files import (
+    SHOWN,
     check_image_files,
     is_hidden,
     read_annotation_lines,
+    walk_images,
 )
 from .layout_errors import DataLayoutError, require_files
 
@@ -73,10 +75,6 @@ class CheckedImageNet(NamesUndecodableImages, ImageNet):
         super().__init__(data_root=data_root, split=split, ann_file=ann_file,
                          **kwargs)
 
-    def is_valid_file(self, filename):
-        # filename: relative to its class folder (mmpretrain's walk).
-        return super().is_valid_file(filename) and not is_hidden(filename)
-
     def load_data_list(self):
         if self.ann_file and self.with_label:
             data_list = [
@@ -84,10 +82,36 @@ class CheckedImageNet(NamesUndecodableImages, ImageNet):
                      gt_label=label) for path, label in
                 read_annotation_lines(self.ann_file, type(self).__name__)]
         else:
-            data_list = super().load_data_list()
+            data_list = self._class_folder_samples()
         check_image_files([d['img_path'] for d in data_list],
                           type(self).__name__, self.img_prefix)
         return data_list
+
+    def _class_folder_samples(self, classes=None):
+        """The folder layout's images, labelled by the index of their class
+        folder (``classes``, default every non-hidden folder, sorted), each
+        folder walked as ``UnlabeledImageFolder`` walks its root: hidden
+        files left out, a folder reached again through a link read once.
+
+        Raises:
+            DataLayoutError: class folders without an image, named.
+        """
+        root, name = self.img_prefix, type(self).__name__
+        if classes is None:
+            classes = sorted(d for d in os.listdir(root) if not is_hidden(d)
+                             and osp.isdir(osp.join(root, d)))
+        samples, empty = [], []
+        for label, folder in enumerate(classes):
+            paths = walk_images(osp.join(root, folder), self.extensions, name)
+            empty += [] if paths else [folder]
+            samples += [dict(img_path=p, gt_label=label) for p in paths]
+        if empty:
+            raise DataLayoutError(
+                f'{name}: {len(empty)} class folders under {root} hold no '
+                f'image ending in {self.extensions}: '
+                f'{", ".join(empty[:SHOWN])}'
+                f'{" and more" if len(empty) > SHOWN else ""}')
+        return samples
 
 
 @DATASETS.register_module()
@@ -118,19 +142,8 @@ class ImageNet100(CheckedImageNet):
                          classes=wnids, **kwargs)
 
     def load_data_list(self):
-        # Scan only the 100 class folders (data_root may be all of ImageNet).
-        folder_to_idx = {w: i for i, w in enumerate(self._wnids)}
-        samples = []
-        root = self.img_prefix
-        for wnid in self._wnids:
-            for dirpath, _, names in sorted(os.walk(osp.join(root, wnid))):
-                for name in sorted(names):
-                    path = osp.join(dirpath, name)
-                    if self.is_valid_file(osp.relpath(path, root)):
-                        samples.append(dict(img_path=path,
-                                            gt_label=folder_to_idx[wnid]))
-        if not samples:
-            raise DataLayoutError(f'ImageNet100: no images under {root!r}')
+        # Only the 100 class folders (data_root may be all of ImageNet).
+        samples = self._class_folder_samples(self._wnids)
         check_image_files([s['img_path'] for s in samples], 'ImageNet100',
-                          root)
+                          self.img_prefix)
         return samples

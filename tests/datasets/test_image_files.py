@@ -120,6 +120,27 @@ def test_imagenet100_leaves_hidden_files_out_and_names_empty_ones(
         ImageNet100(data_root=str(tmp_path), split='train')
 
 
+def test_class_folders_are_walked_once_and_an_empty_one_named(tmp_path):
+    """The folder layout walks each class folder as UnlabeledImageFolder
+    walks its root: a link loop or a second way into a folder adds no
+    image (mmpretrain's own walk ended in 'Too many levels of symbolic
+    links', or read a linked folder twice)."""
+    data_factory.write_imagenet100(str(tmp_path))
+    first, second = sorted(os.listdir(tmp_path / 'train'))[:2]
+    (tmp_path / 'train' / first / 'up').symlink_to('..')    # a loop
+    (tmp_path / 'train' / first / 'same').symlink_to('.')   # itself again
+    dataset = ImageNet100(data_root=str(tmp_path), split='train')
+    assert len(dataset) == 100
+    assert dataset.get_data_info(0)['gt_label'] == 0
+    assert dataset.get_data_info(99)['gt_label'] == 99
+    for image in (tmp_path / 'train' / second).iterdir():
+        image.unlink()
+    with pytest.raises(DataLayoutError, match=(
+            f'^ImageNet100: 1 class folders under .* hold no image ending '
+            rf"in \(.*\): {second}$")):
+        ImageNet100(data_root=str(tmp_path), split='train')
+
+
 def test_an_image_that_does_not_decode_is_named_at_its_read(tmp_path):
     """The build's checks stat the files; one whose bytes are not an image
     stops its first read in one line naming it, also from a data loader

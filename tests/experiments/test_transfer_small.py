@@ -415,3 +415,21 @@ def test_report_only_and_readout_only_are_refused_together(capsys):
         parse_args(['--report-only', '--readout-only'])
     assert exit_.value.code == 2
     assert 'not allowed with argument' in capsys.readouterr().err
+
+
+def test_scenes_of_other_counts_are_refused_not_replaced(tmp_path):
+    """The runs of a work dir were trained on its scenes: a study asking
+    for other counts stops before anything is made, and they stay."""
+    scenes = tmp_path / 'digit_scenes'
+    scenes.mkdir()
+    stats = dict(seed=0, training=dict(scenes=16), validation=dict(scenes=8))
+    (scenes / 'statistics.json').write_text(json.dumps(stats))
+    settings = runs.TransferSettings(work_dir=str(tmp_path), train_scenes=20,
+                                     val_scenes=8)
+    with pytest.raises(UserError, match=(
+            r'^--work-dir: .*digit_scenes holds 16 training and 8 validation '
+            r'scenes of seed 0, this study asks for 20 and 8 of seed 0;')):
+        study.ensure_scenes(settings, log=lambda line: None)
+    assert sorted(p.name for p in scenes.iterdir()) == ['statistics.json']
+    study.ensure_scenes(runs.TransferSettings(
+        work_dir=str(tmp_path), train_scenes=16, val_scenes=8))  # reused
