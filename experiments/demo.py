@@ -21,6 +21,11 @@ and the progress of the evaluation (features per batch, probes per epoch)
 on stderr. With ``--require-margin 5`` (``make demo-check``, which CI runs)
 it exits 1 when the linear probe's margin is below 5 points.
 """
+PROG = 'python -m experiments.demo'
+if __name__ == '__main__':  # Ctrl-C in the imports below: one line
+    from randsac_mm.cli.errors import interrupt_quietly
+    interrupt_quietly(PROG)
+
 import argparse
 import logging
 import os
@@ -44,7 +49,6 @@ from .scalars import logged_scalars
 
 __all__ = ['run_demo']
 
-PROG = 'python -m experiments.demo'
 PRETRAIN_CONFIG = osp.join(REPO_ROOT, 'configs', 'demo',
                            'randsac_vit-mini-p4_square-16to4_mnist.py')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',

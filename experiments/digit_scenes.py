@@ -23,6 +23,11 @@ Written under ``--out``, in ADE20K's and COCO's layouts:
         box, RLE mask and area per digit, category 1 + the digit
     statistics.json    per split: pixel share per class, digits per scene
 """
+PROG = 'python -m experiments.digit_scenes'
+if __name__ == '__main__':  # Ctrl-C in the imports below: one line
+    from randsac_mm.cli.errors import interrupt_quietly
+    interrupt_quietly(PROG)
+
 import os
 import os.path as osp
 import shutil
@@ -37,7 +42,6 @@ from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
 from randsac_mm.datasets.grey_images import DIGIT_CLASSES
 from randsac_mm.downstream.digit_scenes import DIGIT_SCENE_CLASSES
 
-PROG = 'python -m experiments.digit_scenes'
 # Folder names of ADE20K's layout, per split of MNIST5k.
 SPLITS = {'training': 'train', 'validation': 'test'}
 INK = 64  # a grey value at or above this is the digit's, below background

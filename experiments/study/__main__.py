@@ -1,7 +1,9 @@
 """python -m experiments.study"""
-from randsac_mm.cli.errors import run_tool
+from randsac_mm.cli.errors import interrupt_quietly, run_tool
 
-from .cli import main
-from .plan import PROG
+interrupt_quietly(f'python -m {__package__}')  # before the imports below
+
+from .cli import main  # noqa: E402
+from .plan import PROG  # noqa: E402
 
 run_tool(main, prog=PROG)

@@ -1,5 +1,7 @@
-from randsac_mm.cli.errors import run_tool
+from randsac_mm.cli.errors import interrupt_quietly, run_tool
 
-from .cli import PROG, main
+interrupt_quietly(f'python -m {__package__}')  # before the imports below
+
+from .cli import PROG, main  # noqa: E402
 
 run_tool(main, prog=PROG)

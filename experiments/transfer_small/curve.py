@@ -23,6 +23,11 @@ and RandSAC against MAE the same way; a gap is decided only beyond 2 SE
 (``experiments.seed_statistics``). The picture: the gain against the
 pretraining epochs, one line per pretraining.
 """
+PROG = 'python -m experiments.transfer_small.curve'
+if __name__ == '__main__':  # Ctrl-C in the imports below: one line
+    from randsac_mm.cli.errors import interrupt_quietly
+    interrupt_quietly(PROG)
+
 import os
 import os.path as osp
 import statistics
@@ -38,7 +43,6 @@ from ..seed_statistics import paired_gap, verdict
 from .runs import TASKS, TransferSettings
 from .study import run_study
 
-PROG = 'python -m experiments.transfer_small.curve'
 PRETRAINED = ('randsac-square', 'randsac-patch-random', 'mae')
 RANDSAC = ('randsac-square', 'randsac-patch-random')
 DEFAULTS = dict(epochs=(10, 40, 160), seeds=(0, 1, 2), inits=PRETRAINED,

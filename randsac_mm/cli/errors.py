@@ -5,12 +5,14 @@ or FileNotFoundError through: they name the argument and what is allowed)
 and runs its ``main`` with :func:`run_tool`, which prints
 ``<tool>: error: <what is wrong>, <what is allowed>`` on one line and exits
 with 2, as argparse does for a bad option; Ctrl-C ends it with one line
-too. ``--debug`` shows the traceback instead.
+too, also during a command's first imports (:func:`interrupt_quietly`).
+``--debug`` shows the traceback instead.
 """
+import signal
 import sys
 
 __all__ = ['INTERRUPTED', 'USER_ERRORS', 'UserError', 'WORKER_TRACEBACK',
-           'add_debug_arg', 'one_line', 'run_tool']
+           'add_debug_arg', 'interrupt_quietly', 'one_line', 'run_tool']
 
 
 class UserError(Exception):
@@ -33,6 +35,17 @@ def add_debug_arg(parser):
     return parser
 
 
+def interrupt_quietly(prog):
+    """Until :func:`run_tool` starts, Ctrl-C ends the process with
+    ``<prog>: interrupted`` and ``INTERRUPTED``, not with a traceback from
+    inside an import: a command calls it first, before its imports of
+    torch and OpenMMLab (seconds), and only when run as a command."""
+    def interrupted(signum, frame):
+        print(f'{prog}: interrupted', file=sys.stderr)
+        sys.exit(INTERRUPTED)
+    signal.signal(signal.SIGINT, interrupted)
+
+
 def run_tool(main, argv=None, prog=None):
     """Runs ``main(argv)``; a user error becomes one line on stderr and exit
     code 2, Ctrl-C one line and ``INTERRUPTED`` (the traceback with
@@ -46,6 +59,8 @@ def run_tool(main, argv=None, prog=None):
     """
     args = sys.argv[1:] if argv is None else list(argv)
     name = prog or sys.argv[0]
+    # Ctrl-C raises KeyboardInterrupt again (after interrupt_quietly).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return main(argv)
     except USER_ERRORS as error:

@@ -45,3 +45,41 @@ def test_a_data_loader_workers_error_is_its_own_last_line():
         '    data = fetcher.fetch(index)\n'
         'ValueError: data/a.jpg could not be decoded\n')
     assert one_line(error) == 'data/a.jpg could not be decoded'
+
+
+def test_ctrl_c_before_run_tool_is_one_line_after_interrupt_quietly():
+    """A command calls interrupt_quietly before its seconds of imports:
+    Ctrl-C there is one line and exit 130, as in run_tool."""
+    import subprocess
+    import sys
+    code = ('from randsac_mm.cli.errors import interrupt_quietly\n'
+            "interrupt_quietly('python -m experiments.x')\n"
+            'import os, signal, time\n'
+            'os.kill(os.getpid(), signal.SIGINT)\n'
+            'time.sleep(30)\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 130
+    assert out.stderr == 'python -m experiments.x: interrupted\n'
+
+
+@pytest.mark.parametrize('command', [
+    'experiments/study/__main__.py', 'experiments/paper_scale/__main__.py',
+    'experiments/transfer_small/__main__.py', 'experiments/digit_scenes.py',
+    'experiments/demo.py', 'experiments/transfer_small/curve.py'])
+def test_each_experiment_command_interrupts_quietly_before_its_imports(
+        command):
+    import ast
+    import os.path as osp
+
+    from ..conftest import REPO_ROOT
+    tree = ast.parse(open(osp.join(REPO_ROOT, command)).read())
+    body = [n for n in tree.body if not (
+        isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    calls = [i for i, n in enumerate(body)
+             if 'interrupt_quietly(' in ast.unparse(n)
+             and not isinstance(n, ast.ImportFrom)]
+    imports = [i for i, n in enumerate(body)
+               if isinstance(n, (ast.Import, ast.ImportFrom))
+               and 'interrupt_quietly' not in ast.unparse(n)]
+    assert calls and calls[0] < min(imports), command
