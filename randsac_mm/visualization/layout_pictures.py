@@ -55,7 +55,11 @@ def save_gif(frames, path, frame_ms=250):
                    duration=frame_ms, loop=0)
 
 
-def steps_overlay(image, token_rank, grid, cmap='viridis', alpha=0.55):
+# The colours of the prediction steps, first to last.
+STEP_COLOURS = 'viridis'
+
+
+def steps_overlay(image, token_rank, grid, cmap=STEP_COLOURS, alpha=0.55):
     """``image`` blended with a colour per prediction step: uint8 RGB."""
     import matplotlib
     steps = token_map(np.asarray(token_rank), grid, image.shape[0])

@@ -9,7 +9,12 @@ serialization.
 import numpy as np
 import torch
 
-from .layout_pictures import reveal_frames, save_gif, steps_overlay
+from .layout_pictures import (
+    STEP_COLOURS,
+    reveal_frames,
+    save_gif,
+    steps_overlay,
+)
 
 __all__ = ['dataset_images', 'predict_images', 'reconstruction_figure',
            'save_reveal_gif', 'write_reconstructions']
@@ -72,23 +77,25 @@ def _enlarge(image, scale):
 
 
 def reconstruction_figure(images, token_rank, predictions, grid, path,
-                          title, scale=1):
-    """Writes a PNG: per image (column), the original, its serialization
-    (a colour per prediction step) and the prediction.
+                          title, scale=1, names=None):
+    """Writes a PNG: per image (column, headed by its name), the original,
+    its serialization (a colour per prediction step, with a key from the
+    first step to the last) and the prediction.
 
     Args:
         images, predictions (np.ndarray): uint8 [B, H, W, 3].
         token_rank (np.ndarray): int [B, N].
         grid (tuple[int, int]): token grid (h, w).
-        path (str): the PNG to write.
+        path (str | None): the PNG to write; None: the figure is returned.
         title (str): the figure's title.
         scale (int): pixel repetition for small images.
+        names (list[str] | None): the columns' names; None: none.
     """
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     count = len(images)
-    fig, axes = plt.subplots(3, count, figsize=(1.5 * count + 0.4, 4.8),
+    fig, axes = plt.subplots(3, count, figsize=(1.5 * count + 1.2, 5.0),
                              squeeze=False)
     for col in range(count):
         big = _enlarge(images[col], scale)
@@ -96,12 +103,22 @@ def reconstruction_figure(images, token_rank, predictions, grid, path,
                   _enlarge(predictions[col], scale))
         for row, picture in enumerate(panels):
             axes[row, col].imshow(picture)
-            axes[row, col].axis('off')
+            axes[row, col].set_xticks([])
+            axes[row, col].set_yticks([])
+        if names is not None:
+            axes[0, col].set_title(names[col], fontsize=7)
     for row, name in enumerate(('original', 'serialization', 'prediction')):
-        axes[row, 0].set_title(name, fontsize=8, loc='left')
+        axes[row, 0].set_ylabel(name, fontsize=8)
+    key = fig.colorbar(  # the serialization's colours, first to last
+        matplotlib.cm.ScalarMappable(cmap=STEP_COLOURS),
+        ax=axes[1, :].tolist(),
+        fraction=0.04, pad=0.02, ticks=[0, 1])
+    key.ax.set_yticklabels(['first', 'last'], fontsize=7)
+    key.set_label('prediction step', fontsize=7)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    if path is None:
+        return fig
+    fig.savefig(path, dpi=110, bbox_inches='tight')
     plt.close(fig)
 
 
@@ -179,7 +196,7 @@ def write_reconstructions(model, generator, images, names, out_dir, seed=0,
     figure = osp.join(out_dir, 'reconstruction.png')
     reconstruction_figure(images, ranks, predictions, grid, figure,
                           title or 'every segment but the first predicted '
-                          'from the earlier ones', scale)
+                          'from the earlier ones', scale, names)
     tick()
     written = [figure]
     for name, prediction, rank in zip(names, predictions, ranks):

@@ -53,3 +53,25 @@ def test_a_model_that_would_not_normalise_is_refused():
     model = MODELS.build(Config.fromfile(CONFIG).model)  # no preprocessor
     with pytest.raises(ValueError, match='build_model'):
         predict_images(model, None, None)
+
+
+def test_the_figure_names_its_columns_rows_and_the_order_of_colours():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from randsac_mm.visualization.reconstruction import reconstruction_figure
+    images = np.zeros((2, 16, 16, 3), np.uint8)
+    ranks = np.tile(np.arange(16), (2, 1))
+    fig = reconstruction_figure(images, ranks, images, (4, 4), None,
+                                'title', names=['cat', 'dog'])
+    try:
+        axes = fig.axes
+        assert [a.get_title() for a in axes[:2]] == ['cat', 'dog']
+        assert [axes[i].get_ylabel() for i in (0, 2, 4)] == [
+            'original', 'serialization', 'prediction']
+        key = axes[-1]  # the colour bar
+        assert [t.get_text() for t in key.get_yticklabels()] == [
+            'first', 'last']
+        assert key.get_ylabel() == 'prediction step'
+    finally:
+        plt.close(fig)
