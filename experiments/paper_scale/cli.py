@@ -52,7 +52,11 @@ def run_paper_scale(settings, records, budget_minutes=None, log=print,
     for name, seed in runs:
         restore(name, seed, settings, records)
     for i, (name, seed) in enumerate(runs, start=1):
-        if settings.report_only or is_done(name, seed, settings):
+        if settings.report_only:
+            continue
+        if is_done(name, seed, settings):
+            log(f'[paper-scale {i}/{len(runs)}] {name} seed {seed}: '
+                'recorded in --records: reused')
             continue
         (pretrain, _), (readout, _) = estimates(settings, runs)
         estimate = run_minutes(name, pretrain, readout)

@@ -26,7 +26,7 @@ from .plan import (
     VARIANTS,
     StudySettings,
 )
-from .runs import run_one
+from .runs import run_is_recorded, run_one
 from .verdicts import ordering_gaps, summarize
 
 
@@ -64,13 +64,14 @@ def run_study(settings, log=print):
     for seed in settings.seeds:
         for name in settings.variants:
             done += 1
+            reused = run_is_recorded(name, seed, settings)
             records_of_run = run_one(name, seed, settings, loaders)
             if not records_of_run:
                 log(f'[study {done}/{total}] {name} seed {seed}: not '
                     'recorded yet (report only)')
             records += records_of_run
             log_records(records_of_run, f'[study {done}/{total}]', settings,
-                        log)
+                        log, reused)
     return write_results(records, settings)
 
 
@@ -87,13 +88,15 @@ def study_loaders(settings):
     return loaders
 
 
-def log_records(records, prefix, settings, log):
-    """One line per record of :func:`run_one`: its readouts."""
+def log_records(records, prefix, settings, log, reused=False):
+    """One line per record of :func:`run_one`: its readouts, and whether
+    they were ``reused`` from the work dir's records rather than run."""
     for record in records:
         shown = ', '.join(f'{READOUT_NAMES[r]} {record[r]:.2f}%'
                           for r in settings.readouts)
         log(f"{prefix} {record['variant']} seed {record['seed']} epoch "
-            f"{record['epoch']}: {shown}")
+            f"{record['epoch']}: {shown}"
+            + (' (recorded in --work-dir: reused)' if reused else ''))
 
 
 def write_results(records, settings):

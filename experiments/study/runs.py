@@ -225,6 +225,17 @@ def _float32_matmuls(device):
             setting.fp32_precision = value
 
 
+def run_is_recorded(name, seed, settings):
+    """Whether every readout of the run is recorded (:func:`run_one` then
+    reuses them all): the untrained encoder's at epoch 0, a pretraining's
+    at each of ``settings.eval_epochs``."""
+    if settings.plan.variants[name][0] is None:
+        return is_recorded(name, seed, 0, settings)
+    return all(
+        is_recorded(name, seed, epoch, settings, checkpoint_name(epoch))
+        for epoch in settings.eval_epochs)
+
+
 def run_one(name, seed, settings, loaders):
     """Pretrains one variant with one seed and reads it out at every epoch
     of ``settings.eval_epochs`` (the untrained encoder: epoch 0 only).
@@ -233,8 +244,9 @@ def run_one(name, seed, settings, loaders):
     Returns:
         list[dict]: one record per read-out epoch.
     """
+    recorded = run_is_recorded(name, seed, settings)
     if settings.plan.variants[name][0] is None:
-        if settings.report_only and not is_recorded(name, seed, 0, settings):
+        if settings.report_only and not recorded:
             return []
         result = evaluate(name, seed, 0, settings, loaders)
         return [dict(variant=name, seed=seed, epoch=0, loss=None,
@@ -242,9 +254,6 @@ def run_one(name, seed, settings, loaders):
                      **{r: result[r] for r in settings.readouts})]
     # Checkpoints are needed only for readouts not yet recorded (a study's
     # records may outlive its checkpoints, e.g. when kept in the repo).
-    recorded = all(
-        is_recorded(name, seed, epoch, settings, checkpoint_name(epoch))
-        for epoch in settings.eval_epochs)
     if settings.report_only and not (recorded and osp.exists(
             osp.join(run_dir(name, seed, settings), 'pretrain.json'))):
         return []

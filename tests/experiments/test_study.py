@@ -117,9 +117,12 @@ def test_a_learning_curve_from_one_run_per_seed(tmp_path):
     partial = json.loads((work / 'study.json').read_text())
     assert partial['summary']['2']['square-m2']['seeds'] == [0]
     assert not (work / 'runs' / 'square-m2_seed5').exists()
-    run_tool(args, timeout=900)
+    again = run_tool(args, timeout=900)
     assert (done / 'pretrain.json').read_text() == before
     assert not list(done.glob('epoch_*.pth'))
+    # ... and says so.
+    assert 'square-m2 seed 0 epoch 2: ' in again.stdout
+    assert again.stdout.count('(recorded in --work-dir: reused)') == 2 * 3
     first = json.loads((run / 'eval_epoch2.json').read_text())
     # Interrupted after epoch 1: the run resumes and ends where it did.
     (run / 'pretrain.json').unlink()
