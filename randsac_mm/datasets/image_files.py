@@ -109,7 +109,8 @@ def read_annotation_lines(ann_file, dataset):
 
 
 def check_image_files(paths, dataset, root):
-    """Refuses missing, broken-link and empty files among ``paths``.
+    """Refuses missing, broken-link, unreadable and empty files among
+    ``paths`` (a stat and an access check each: no decode).
 
     Args:
         paths (list[str]): the data set's image files.
@@ -119,17 +120,23 @@ def check_image_files(paths, dataset, root):
     Raises:
         DataLayoutError: naming the first of each kind and their counts.
     """
-    missing, empty = [], []
+    missing, unreadable, empty = [], [], []
     for path in paths:
         try:
             size = os.stat(path).st_size  # follows links: a broken one fails
         except FileNotFoundError:
             missing.append(path)
             continue
-        if size == 0:
+        except PermissionError:  # a folder on its way this user cannot enter
+            unreadable.append(path)
+            continue
+        if not os.access(path, os.R_OK):
+            unreadable.append(path)
+        elif size == 0:
             empty.append(path)
     problems = []
     for bad, what in ((missing, 'missing or a broken link'),
+                      (unreadable, 'unreadable by this user'),
                       (empty, 'empty (0 bytes)')):
         if bad:
             shown = ', '.join(osp.relpath(p, root) for p in bad[:SHOWN])

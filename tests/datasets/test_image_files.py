@@ -178,3 +178,29 @@ def test_an_image_that_does_not_decode_is_named_at_its_read(tmp_path):
         pipeline=[dict(type='LoadImageFromFile'), dict(type=Breaks)])
     with pytest.raises(KeyError, match='a bug after the image was read'):
         other[first + 1]
+
+
+def test_unreadable_images_are_named_before_training(tmp_path, monkeypatch):
+    """A file this user may not read, or one behind a folder it may not
+    enter, is refused with the others (as root, every file is readable:
+    the refusals are simulated)."""
+    data_factory.write_unlabeled(str(tmp_path))
+    locked, behind = str(tmp_path / 'a.jpg'), str(tmp_path / 'sub' / 'b.png')
+    access, stat = os.access, os.stat
+    monkeypatch.setattr(os, 'access', lambda path, mode, **kw: False
+                        if path == locked else access(path, mode, **kw))
+
+    def stat_or_refuse(path, *args, **kwargs):
+        if path == behind:
+            raise PermissionError(13, 'Permission denied', path)
+        return stat(path, *args, **kwargs)
+
+    with pytest.raises(DataLayoutError) as info:
+        from randsac_mm.datasets.image_files import check_image_files
+        monkeypatch.setattr(os, 'stat', stat_or_refuse)
+        check_image_files(sorted([locked, behind]), 'UnlabeledImageFolder',
+                          str(tmp_path))
+    assert str(info.value) == (
+        f'UnlabeledImageFolder: of its 2 images under {tmp_path}, 2 '
+        'unreadable by this user: a.jpg, sub/b.png. Remove them or their '
+        'lines from the annotation file, or restore the files')
