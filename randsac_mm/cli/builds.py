@@ -4,10 +4,8 @@ key no class takes names the key, its place in the config and the class
 error's text), a data set with no items or a batch size below 1 is named.
 ``tools/train.py`` hands what these build to its run (built once); the
 studies check their configs with them before anything is made."""
-import contextlib
 import copy
 import inspect
-import logging
 
 from .errors import UserError, one_line
 
@@ -34,19 +32,6 @@ def build_model_for_checks(cfg):
                              copy.deepcopy(cfg.data_preprocessor))
     with in_scope(cfg):
         return MODELS.build(model_cfg)
-
-
-@contextlib.contextmanager
-def _quiet_current_logger():
-    """mmengine's current logger at WARNING for the block."""
-    from mmengine.logging import MMLogger
-    logger = MMLogger.get_current_instance()
-    level = logger.level
-    logger.setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _innermost_build(error):
@@ -152,10 +137,12 @@ def check_optimizer_builds(cfg, model):
             (:func:`build_error`), or what the wrapper refused.
     """
     from mmengine.optim import build_optim_wrapper
+
+    from ..evaluation.progress import quiet_mmengine_info
     try:
         # Quiet: the run builds it again and logs its parameter groups
         # (about 200 lines for a ViT-B) once, into its log file.
-        with in_scope(cfg), _quiet_current_logger():
+        with in_scope(cfg), quiet_mmengine_info():
             return build_optim_wrapper(model,
                                        copy.deepcopy(cfg.optim_wrapper))
     except TypeError as error:
