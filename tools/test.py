@@ -71,8 +71,7 @@ def check_config(cfg, args):
         checks built, for the run.
     """
     from randsac_mm._cli.checks import check_checkpoint
-    from randsac_mm._cli.runner import BuiltParts, seed_as_the_runner
-    from randsac_mm.cli.builds import check_first_item, check_model_builds
+    from randsac_mm._cli.runner import BuiltParts
     require_kind(
         cfg, testable_kinds(), 'config', args.config,
         hint={'pretraining': 'a pretraining config has no test loop; test '
@@ -87,12 +86,10 @@ def check_config(cfg, args):
         raise UserError(f'config: {osp.basename(args.config)} has no '
                         f'{", ".join(lacking)}: no test loop; a tested config'
                         ' sets test_dataloader, test_cfg and test_evaluator')
-    seed_as_the_runner(cfg)
-    built = BuiltParts.after_building(check_model_builds(cfg))
+    built = BuiltParts.build_model(cfg)
     check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test',
                      built.model)
-    built.dataloader = 'test_dataloader'
-    built.dataset = check_first_item(cfg, 'test')
+    built.build_dataset(cfg, 'test')
     return built
 
 

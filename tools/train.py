@@ -163,16 +163,8 @@ def check_config(cfg, args):
         check_pretrained_init,
         check_train_length,
     )
-    from randsac_mm._cli.runner import (
-        BuiltParts,
-        check_strategy,
-        seed_as_the_runner,
-    )
-    from randsac_mm.cli.builds import (
-        check_first_item,
-        check_model_builds,
-        check_optimizer_builds,
-    )
+    from randsac_mm._cli.runner import BuiltParts, check_strategy
+    from randsac_mm.cli.builds import check_optimizer_builds
     base = 'is a _base_ of model configs; train one that includes it, ' \
         'e.g. configs/demo/vit-mini-p4_1xb64-10e_digits.py'
     kind = require_kind(cfg, trainable_kinds(), 'config', args.config,
@@ -192,9 +184,8 @@ def check_config(cfg, args):
     # What the run builds first, built here (and handed to the run): a
     # config key no class takes, or a data set without its files, is
     # refused before the work dir.
-    seed_as_the_runner(cfg)
-    model = check_model_builds(cfg)
-    built = BuiltParts.after_building(model)
+    built = BuiltParts.build_model(cfg)
+    model = built.model
     check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
     # DeepSpeed builds its own optimizer and checks its own format.
     deepspeed = (cfg.get('strategy') or {}).get('type') == 'DeepSpeedStrategy'
@@ -202,8 +193,7 @@ def check_config(cfg, args):
         check_optimizer_builds(cfg, model)
     if args.resume is not None and not deepspeed:
         check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
-    built.dataloader = 'train_dataloader'
-    built.dataset = check_first_item(cfg, 'train')
+    built.build_dataset(cfg, 'train')
     return built if cfg.get('strategy') is None else None
 
 

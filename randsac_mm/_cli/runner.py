@@ -99,19 +99,29 @@ class BuiltParts:
             model was built: the Runner reseeds when it is created and
             these are put back, so initialising the weights and the run
             draw what they draw after the Runner's own build.
-        dataloader (str | None): the loader whose data set follows
-            ('train_dataloader', 'test_dataloader').
+        split (str | None): 'train' or 'test': whose loader's data set
+            follows.
         dataset (torch.utils.data.Dataset | None): that data set, built.
     """
     model: object
     generators: tuple
-    dataloader: str | None = None
+    split: str | None = None
     dataset: object = None
 
     @classmethod
-    def after_building(cls, model):
-        """The parts of a model just built (the generators' states now)."""
-        return cls(model=model, generators=_generator_states())
+    def build_model(cls, cfg):
+        """The config's model, seeded as the Runner seeds, a key no class
+        takes refused in one line (``check_model_builds``)."""
+        from ..cli.builds import check_model_builds
+        seed_as_the_runner(cfg)
+        return cls(model=check_model_builds(cfg),
+                   generators=_generator_states())
+
+    def build_dataset(self, cfg, split):
+        """Builds ``<split>_dataloader``'s data set and reads its first
+        item (``check_first_item``), for the run."""
+        from ..cli.builds import check_first_item
+        self.split, self.dataset = split, check_first_item(cfg, split)
 
 
 def _runner_arguments(cfg):
@@ -144,8 +154,8 @@ def build_runner(cfg, built=None):
     arguments = _runner_arguments(cfg)
     arguments['model'] = built.model
     if built.dataset is not None:
-        arguments[built.dataloader] = dict(arguments[built.dataloader],
-                                           dataset=built.dataset)
+        loader = f'{built.split}_dataloader'
+        arguments[loader] = dict(arguments[loader], dataset=built.dataset)
     runner = Runner(**arguments)
     _restore_generators(built.generators)
     return runner
