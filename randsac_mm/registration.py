@@ -29,7 +29,11 @@ allow_mmengine_checkpoint_globals()
 
 
 # Config folders of models that mmseg and mmdet build, not mmpretrain.
-DOWNSTREAM_CONFIGS = ('configs/segmentation/', 'configs/detection/')
+DOWNSTREAM_CONFIGS = {'configs/segmentation/': 'mmseg',
+                      'configs/detection/': 'mmdet'}
+# {name: (the package that builds it, its config relative to the
+# repository)}: the model index's entries left out of mmpretrain's list.
+DOWNSTREAM_MODELS = {}
 
 
 def register_model_index():
@@ -43,7 +47,10 @@ def register_model_index():
         # way to leave the downstream entries out.
         for name, info in list(ModelHub._models_dict.items()):
             config = osp.relpath(info.config, MIM_ROOT).replace(osp.sep, '/')
-            if config.startswith(DOWNSTREAM_CONFIGS):
+            scope = next((scope for folder, scope in DOWNSTREAM_CONFIGS.items()
+                          if config.startswith(folder)), None)
+            if scope is not None:
+                DOWNSTREAM_MODELS[name] = (scope, config)
                 del ModelHub._models_dict[name]
         ModelHub._randsac_mm_registered = True
 

@@ -70,7 +70,7 @@ def check_config(cfg, args):
         randsac_mm._cli.runner.BuiltParts: the model and test data set the
         checks built, for the run.
     """
-    from randsac_mm._cli.checks import check_checkpoint
+    from randsac_mm._cli.checks import check_checkpoint, check_evaluator_files
     from randsac_mm._cli.runner import BuiltParts
     require_kind(
         cfg, testable_kinds(), 'config', args.config,
@@ -86,6 +86,7 @@ def check_config(cfg, args):
         raise UserError(f'config: {osp.basename(args.config)} has no '
                         f'{", ".join(lacking)}: no test loop; a tested config'
                         ' sets test_dataloader, test_cfg and test_evaluator')
+    check_evaluator_files(cfg, 'test')
     built = BuiltParts.build_model(cfg)
     check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test',
                      built.model)

@@ -160,6 +160,7 @@ def check_config(cfg, args):
 
     from randsac_mm._cli.checks import (
         check_checkpoint,
+        check_evaluator_files,
         check_pretrained_init,
         check_train_length,
     )
@@ -178,6 +179,7 @@ def check_config(cfg, args):
                         'training config sets train_dataloader, train_cfg '
                         'and optim_wrapper')
     check_train_length(cfg)
+    check_evaluator_files(cfg, 'val')
     if CONFIG_KINDS.get(kind).stacked_batches:
         check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')
     check_strategy(cfg, torch.cuda.is_available())

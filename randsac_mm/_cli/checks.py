@@ -6,6 +6,8 @@ test an untrained head, or fail deep inside the optimizer), and a
 pretrained backbone's checkpoint must fit the backbone.
 Both go through the one fit check, ``randsac_mm.checkpoint.fit``."""
 import copy
+import filecmp
+import os.path as osp
 
 from ..checkpoint.fit import check_fit, guess_kind
 from ..checkpoint.reading import (
@@ -18,8 +20,9 @@ from ..cli.builds import build_model_for_checks, in_scope
 from ..cli.config_kinds import config_kind
 from ..cli.errors import UserError
 
-__all__ = ['check_checkpoint', 'check_pretrained_init', 'check_train_length',
-           'checkpoint_kind', 'nothing_left_to_train']
+__all__ = ['check_checkpoint', 'check_evaluator_files',
+           'check_pretrained_init', 'check_train_length', 'checkpoint_kind',
+           'nothing_left_to_train']
 
 def checkpoint_kind(loaded, state):
     """What a checkpoint looks like (a key of ``checkpoint.fit.
@@ -149,3 +152,57 @@ def nothing_left_to_train(cfg, checkpoint):
     return (f'nothing left to train: {checkpoint} ends {unit} {done} of '
             f'train_cfg.{key}={value}; raise it (--cfg-options '
             f'train_cfg.{key}=N) to train on')
+
+
+def _dataset_ann_file(dataset):
+    """The annotation file an mmengine ``BaseDataset`` config reads: its
+    ``ann_file`` joined to its ``data_root`` unless absolute (as
+    ``BaseDataset`` joins them), or None."""
+    ann_file = dataset.get('ann_file') if isinstance(dataset, dict) else None
+    if not ann_file or osp.isabs(ann_file) or not dataset.get('data_root'):
+        return ann_file or None
+    return osp.join(dataset['data_root'], ann_file)
+
+
+def _same_file(a, b):
+    if osp.realpath(a) == osp.realpath(b):
+        return True
+    return osp.isfile(a) and osp.isfile(b) and filecmp.cmp(a, b,
+                                                           shallow=False)
+
+
+def check_evaluator_files(cfg, split):
+    """Refuses an evaluator whose ground truth is not the file its split's
+    data set reads.
+
+    COCO's evaluator reads its own ``ann_file``, written in mmdet's configs
+    as ``data_root + 'annotations/...'`` when the file is read: a config
+    that changes only the data set's ``data_root`` (or ``ann_file``) would
+    score the new images against the old root's ground truth, with rc 0
+    when stale files are there. The same path, or a file of the same
+    bytes, passes.
+
+    Args:
+        cfg (mmengine.Config): the run's config.
+        split (str): 'val' or 'test'.
+
+    Raises:
+        UserError: naming both files and the key that sets each.
+    """
+    evaluators = cfg.get(f'{split}_evaluator')
+    if isinstance(evaluators, dict):
+        evaluators = [evaluators]
+    loader = cfg.get(f'{split}_dataloader') or {}
+    reads = _dataset_ann_file(loader.get('dataset'))
+    if not reads or not isinstance(evaluators, (list, tuple)):
+        return
+    for evaluator in evaluators:
+        scores = evaluator.get('ann_file') if isinstance(evaluator, dict) \
+            else None
+        if scores and not _same_file(scores, reads):
+            raise UserError(
+                f'config: {split}_evaluator.ann_file is {scores}, but the '
+                f'{split} set reads {reads} ({split}_dataloader.dataset '
+                'data_root + ann_file): the run would score against other '
+                'ground truth; point both at the same file (--cfg-options '
+                f'{split}_evaluator.ann_file={reads})')

@@ -28,8 +28,9 @@ def build_model(config, checkpoint=None, seed=None, init=True):
         torch.nn.Module: the model, initialised or loaded, on the CPU.
 
     Raises:
-        ValueError: a config whose model mmpretrain does not build (an
-            mmseg or mmdet config), naming its type.
+        ValueError: a config, or a name of our model index, whose model
+            mmpretrain does not build (an mmseg or mmdet config), naming
+            its type or its config.
     """
     import os.path as osp
 
@@ -38,10 +39,16 @@ def build_model(config, checkpoint=None, seed=None, init=True):
     from mmpretrain.apis import get_model
     from mmpretrain.registry import MODELS
 
-    from .. import registration  # noqa: F401  (our modules and model names)
     from ..evaluation.weights import load_weights
+    from ..registration import DOWNSTREAM_MODELS  # (and our model names)
     if isinstance(config, str) and osp.isfile(config):
         config = Config.fromfile(config)
+    elif isinstance(config, str) and config in DOWNSTREAM_MODELS:
+        scope, path = DOWNSTREAM_MODELS[config]
+        raise ValueError(
+            f'config: {config!r} is an {scope} model, not an mmpretrain one '
+            f'(its config: {path}); build_model builds pretraining and '
+            f'classification models: train it with tools/train.py {path}')
     if isinstance(config, Config):
         kind = config.model.get('type')
         if isinstance(kind, str) and MODELS.get(kind) is None:

@@ -23,8 +23,9 @@ def _raised_by_a_loader(error):
 class NamesUndecodableImages:
     """A data set mixin (before the mmengine ``BaseDataset`` class): an
     error raised by its pipeline's image loading becomes a
-    :class:`DataLayoutError` naming the item's ``img_path``; any other
-    error passes as it is."""
+    :class:`DataLayoutError` naming the item's ``img_path``, led by the
+    name the data set's other messages use (its ``NAME``, else its class
+    name); any other error passes as it is."""
 
     def prepare_data(self, idx):
         try:
@@ -34,7 +35,8 @@ class NamesUndecodableImages:
                 raise
             path = self.get_data_info(idx).get('img_path')
             raise DataLayoutError(
-                f'{type(self).__name__}: {path} could not be decoded as an '
+                f'{getattr(self, "NAME", type(self).__name__)}: {path} could '
+                'not be decoded as an '
                 f'image ({type(error).__name__}: '
                 f'{str(error).splitlines()[0] if str(error) else ""}); '
                 'replace or remove it') from error

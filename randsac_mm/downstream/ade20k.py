@@ -1,5 +1,4 @@
 """ADE20K (ADEChallengeData2016) with its on-disk layout checked."""
-import os
 import os.path as osp
 
 from mmseg.datasets import ADE20KDataset
@@ -7,6 +6,7 @@ from mmseg.registry import DATASETS
 from PIL import Image
 
 from ..datasets.decoded_images import NamesUndecodableImages
+from ..datasets.image_files import check_image_files, walk_images
 from ..datasets.layout_errors import DataLayoutError, require_files
 
 __all__ = ['CheckedADE20KDataset']
@@ -20,8 +20,11 @@ ADE20K_LAYOUT = """  <data_root>/images/{training,validation}/ADE_*.jpg
 class CheckedADE20KDataset(NamesUndecodableImages, ADE20KDataset):
     """mmseg's ``ADE20KDataset``; a missing or malformed data root fails at
     build time with the expected layout: the split's image and annotation
-    folders must exist, hold images, and pair up by file stem, and each
-    annotation must be its image's size (read from the files' headers).
+    folders must exist, hold images, and pair up by file stem; its files
+    are walked and checked as our image folders' are
+    (``randsac_mm.datasets.image_files``: hidden files and repeated
+    folders left out, missing, unreadable and empty files refused), and
+    each annotation must be its image's size (read from the headers).
     A label beyond the classes (other than ``ignore_index``) is refused
     when its sample is loaded, naming the file: cross-entropy would fail on
     it in training, and evaluation would ignore its pixels silently.
@@ -38,34 +41,54 @@ class CheckedADE20KDataset(NamesUndecodableImages, ADE20KDataset):
         seg_dir = self.data_prefix.get('seg_map_path', '')
         require_files(self.data_root, [img_dir, seg_dir], self.NAME,
                       self.LAYOUT)
-        images = {osp.splitext(f)[0] for f in os.listdir(img_dir)
-                  if f.endswith(self.img_suffix)}
-        masks = {osp.splitext(f)[0] for f in os.listdir(seg_dir)
-                 if f.endswith(self.seg_map_suffix)}
-        if not images:
+        if self.ann_file:  # a list of names: mmseg's reading
+            data_list = super().load_data_list()
+        else:  # the folder walked as our image folders are (hidden, links)
+            data_list = sorted(  # in mmseg's order
+                (self._data_info(img_dir, seg_dir, path) for path in
+                 walk_images(img_dir, (self.img_suffix.lower(), ),
+                             self.NAME)), key=lambda info: info['img_path'])
+        if not data_list:
             raise DataLayoutError(
                 f'{self.NAME}: {img_dir!r} holds no {self.img_suffix} '
                 f'images. Expected:\n{self.LAYOUT}')
-        unmatched = sorted(images - masks)
+        unmatched = [osp.relpath(info['seg_map_path'], seg_dir)
+                     for info in data_list
+                     if not osp.lexists(info['seg_map_path'])]
         if unmatched:
             raise DataLayoutError(
-                f'{self.NAME}: {len(unmatched)} images have no '
-                f'{self.seg_map_suffix} annotation in {seg_dir!r} (first: '
-                f'{unmatched[0]!r}). Expected:\n{self.LAYOUT}')
-        data_list = super().load_data_list()
+                f'{self.NAME}: {len(unmatched)} images have no annotation '
+                f'in {seg_dir!r} (first: {unmatched[0]!r} is missing); each '
+                f'image needs one of its name ending in {self.seg_map_suffix}'
+                ' there')
+        check_image_files([info[key] for info in data_list
+                           for key in ('img_path', 'seg_map_path')],
+                          self.NAME, self.data_root)
         self._check_sizes(data_list)
         return data_list
 
+    def _data_info(self, img_dir, seg_dir, img_path):
+        """mmseg's item of one image (``BaseSegDataset.load_data_list``):
+        its annotation is the same relative path with the annotation
+        suffix."""
+        relative = osp.relpath(img_path, img_dir)
+        stem = relative[:-len(self.img_suffix)]
+        return dict(img_path=img_path,
+                    seg_map_path=osp.join(seg_dir,
+                                          stem + self.seg_map_suffix),
+                    label_map=self.label_map,
+                    reduce_zero_label=self.reduce_zero_label, seg_fields=[])
+
     def _check_sizes(self, data_list):
         """Refuses annotations of another size than their images (labels
-        misaligned to pixels), naming the first and the count."""
+        misaligned to pixels), naming the first and the count; a file whose
+        header is not an image's is named (its size read, not decoded)."""
         wrong = []
         for info in data_list:
-            with Image.open(info['img_path']) as image, \
-                    Image.open(info['seg_map_path']) as labels:
-                if image.size != labels.size:
-                    wrong.append((info['seg_map_path'], labels.size,
-                                  image.size))
+            image, labels = (self._image_size(info[key])
+                             for key in ('img_path', 'seg_map_path'))
+            if image != labels:
+                wrong.append((info['seg_map_path'], labels, image))
         if wrong:
             path, got, want = wrong[0]
             raise DataLayoutError(
@@ -73,6 +96,15 @@ class CheckedADE20KDataset(NamesUndecodableImages, ADE20KDataset):
                 f'their image (first: {path} is {got[0]}x{got[1]}, its image '
                 f'{want[0]}x{want[1]}); each annotation labels its image\'s '
                 'pixels one to one')
+
+    def _image_size(self, path):
+        try:
+            with Image.open(path) as image:
+                return image.size
+        except (OSError, SyntaxError) as error:  # PIL's unreadable headers
+            raise DataLayoutError(
+                f'{self.NAME}: {path} could not be read as an image '
+                f'({type(error).__name__}); replace or remove it') from error
 
     def prepare_data(self, idx):
         data = super().prepare_data(idx)

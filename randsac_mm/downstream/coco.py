@@ -25,32 +25,37 @@ class CheckedCocoDataset(NamesUndecodableImages, CocoDataset):
     so does an image the annotations list and the disk lacks (or an empty
     one). What mmdet leaves out without a word is logged: boxes outside
     their image or of no area, and images ``filter_cfg`` drops (no
-    annotation of the classes, or smaller than ``min_size``)."""
+    annotation of the classes, or smaller than ``min_size``).
+
+    Attributes:
+        NAME (str): the data set, for the messages.
+    """
+    NAME = 'COCO'
 
     def load_data_list(self):
         require_files(self.data_root,
                       [self.ann_file, self.data_prefix.get('img', '')],
-                      'COCO', COCO_LAYOUT)
+                      self.NAME, COCO_LAYOUT)
         try:
             with open(self.ann_file) as f:
                 content = json.load(f)
         except (ValueError, UnicodeDecodeError) as e:
             raise DataLayoutError(
-                f'COCO: {self.ann_file!r} is not valid JSON ({e}). '
+                f'{self.NAME}: {self.ann_file!r} is not valid JSON ({e}). '
                 f'Expected:\n{COCO_LAYOUT}') from e
         missing = [k for k in ('images', 'annotations', 'categories')
                    if not isinstance(content, dict) or k not in content]
         if missing:
             raise DataLayoutError(
-                f'COCO: {self.ann_file!r} lacks the keys {missing}. '
+                f'{self.NAME}: {self.ann_file!r} lacks the keys {missing}. '
                 f'Expected:\n{COCO_LAYOUT}')
         self._no_area = []  # files of boxes mmdet skips (parse_data_info)
         data_list = super().load_data_list()
-        check_image_files([d['img_path'] for d in data_list], 'COCO',
+        check_image_files([d['img_path'] for d in data_list], self.NAME,
                           self.data_prefix.get('img', ''))
         if self._no_area:
-            print_log(f'COCO: left out {len(self._no_area)} boxes outside '
-                      'their image or of no area (as mmdet does), in '
+            print_log(f'{self.NAME}: left out {len(self._no_area)} boxes '
+                      'outside their image or of no area (as mmdet does), in '
                       f'{", ".join(sorted(set(self._no_area))[:SHOWN])}',
                       logger='current')
         return data_list
@@ -70,8 +75,9 @@ class CheckedCocoDataset(NamesUndecodableImages, CocoDataset):
         kept = super().filter_data()
         left_out = len(self.data_list) - len(kept)
         if left_out:
-            print_log(f'COCO: left out {left_out} of {len(self.data_list)} '
-                      f'images by filter_cfg ({self.filter_cfg}: no '
-                      'annotation of the classes, or smaller than min_size)',
+            print_log(f'{self.NAME}: left out {left_out} of '
+                      f'{len(self.data_list)} images by filter_cfg '
+                      f'({self.filter_cfg}: no annotation of the classes, or '
+                      'smaller than min_size)',
                       logger='current')
         return kept

@@ -35,7 +35,6 @@ def test_seed_gives_the_same_untrained_model_and_checkpoint_loads(tmp_path):
     assert torch.equal(loaded.state_dict()[key], a.state_dict()[key])
 
 
-
 def test_a_downstream_config_is_refused_naming_its_model():
     segmentation = osp.join(
         REPO_ROOT, 'configs', 'segmentation',
@@ -43,3 +42,21 @@ def test_a_downstream_config_is_refused_naming_its_model():
     with pytest.raises(ValueError, match="config: its model "
                        "'EncoderDecoder' is not an mmpretrain model"):
         build_model(segmentation)
+
+
+@pytest.mark.parametrize('name, scope, folder', [
+    ('mask-rcnn_randsac-vit-b_fpn_coco', 'mmdet', 'detection'),
+    ('upernet_randsac-vit-b_8xb2-160k_ade20k-512x512', 'mmseg',
+     'segmentation')])
+def test_a_downstream_model_name_is_refused_naming_its_config(name, scope,
+                                                               folder):
+    """Our model index's UperNet and Mask R-CNN entries, which mmpretrain's
+    list leaves out, are named with the package that builds them."""
+    config = f'configs/{folder}/{name}.py'
+    assert osp.isfile(osp.join(REPO_ROOT, config))
+    with pytest.raises(ValueError) as info:
+        build_model(name)
+    assert str(info.value) == (
+        f"config: '{name}' is an {scope} model, not an mmpretrain one (its "
+        f'config: {config}); build_model builds pretraining and '
+        f'classification models: train it with tools/train.py {config}')

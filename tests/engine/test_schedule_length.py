@@ -98,3 +98,48 @@ def test_a_schedule_given_on_the_command_line_is_left_as_given(logged):
     same = _run_config(DEMO, {'train_cfg.max_epochs': 10})
     assert _spans(same) == _spans(Config.fromfile(DEMO))
     assert 'fitted' not in '\n'.join(logged)
+
+
+def _training_configs():
+    from glob import glob
+    return sorted(p for p in glob(osp.join(REPO_ROOT, 'configs', '**',
+                                           '*.py'), recursive=True)
+                  if '_base_' not in p)
+
+
+def test_every_training_config_keeps_its_shape_at_another_length():
+    """Every config with a length and a learning-rate schedule, asked on
+    the command line for three times its length and for a third of it:
+    the warmup keeps its length (capped at a tenth), every other scheduler
+    of the run's unit ends with the run, as each ended with the config's
+    run (the rule the fitting relies on), and a scheduler of the other unit
+    is kept as it is."""
+    walked = 0
+    for path in _training_configs():
+        cfg = Config.fromfile(path, import_custom_modules=False)
+        train_cfg, schedulers = cfg.get('train_cfg') or {}, \
+            cfg.get('param_scheduler')
+        key = next((k for k in ('max_epochs', 'max_iters')
+                    if train_cfg.get(k)), None)
+        if key is None or not schedulers:
+            continue
+        schedulers = [schedulers] if isinstance(schedulers, dict) \
+            else schedulers
+        by_epoch, old = key == 'max_epochs', train_cfg[key]
+        ours = [s for s in schedulers if s.get('by_epoch', True) == by_epoch]
+        assert all(s['end'] == old for s in ours if s['type'] != 'LinearLR'), \
+            f'{path}: a decay that does not end with the run'
+        for new in (3 * old, max(old // 3, 1)):
+            run = _run_config(path, {f'train_cfg.{key}': new})
+            fitted = run.param_scheduler
+            fitted = [fitted] if isinstance(fitted, dict) else fitted
+            for before, after in zip(schedulers, fitted):
+                if before.get('by_epoch', True) != by_epoch:
+                    assert after == before, path
+                elif before['type'] == 'LinearLR':
+                    assert after['end'] == min(before['end'],
+                                               max(new // 10, 1)), path
+                else:
+                    assert after['end'] == new, path
+        walked += 1
+    assert walked >= 100  # (the paper's tables, the demo, the transfers)
