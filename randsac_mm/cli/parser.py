@@ -2,6 +2,7 @@
 path arguments declared (:mod:`.paths`) and checked as it parses, and its
 mistakes on one line."""
 import argparse
+import sys
 
 from .args import HelpFormatter
 from .paths import PathArgument, check_paths
@@ -16,11 +17,15 @@ class ToolParser(argparse.ArgumentParser):
     :func:`~.errors.run_tool` reports the tool's own.
 
     The help is the tool's whole description and every option's default
-    (:class:`~.args.HelpFormatter`).
+    (:class:`~.args.HelpFormatter`). Its ``prog`` defaults to the script's
+    path as run, the name ``run_tool`` gives the tool's other refusals
+    (argparse's own default is the file name alone).
     """
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault('formatter_class', HelpFormatter)
+        if not args:
+            kwargs.setdefault('prog', sys.argv[0])
         super().__init__(*args, **kwargs)
         self.path_arguments = []
 

@@ -264,3 +264,24 @@ def test_an_unknown_config_key_names_the_key_and_class(
         argv += ['--device', 'cpu']
     line = refused(tool, argv, monkeypatch, capsys, place, 'nonsense')
     assert re.search(r'model\.backbone\.nonsense \(\w+\)', line), line
+
+
+@pytest.mark.parametrize('value', ['-1', str(2**32)])
+def test_every_seed_argument_refuses_what_cannot_seed_a_run(
+        value, parsers, place, monkeypatch, capsys):
+    """A seed torch and numpy cannot take is refused with the other
+    arguments, before anything is made (a study once made its scenes,
+    pretrained and read out before ``--seeds -1`` failed unnamed)."""
+    walked = []
+    for tool, parser in parsers.items():
+        for action in parser._actions:
+            if action.dest not in ('seed', 'seeds') or \
+                    not action.option_strings:
+                continue
+            argv = command_line(parser, place, {action.dest: value})
+            refused(tool, argv, monkeypatch, capsys, place,
+                    f'argument {action.option_strings[0]}')
+            walked.append(tool)
+    assert {'tools/analysis/eval_frozen.py', 'experiments.transfer_small',
+            'experiments.paper_scale', 'experiments.digit_scenes'} <= \
+        set(walked), walked
