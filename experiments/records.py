@@ -21,8 +21,8 @@ import os.path as osp
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.paths import write_json
 
-__all__ = ['load_record', 'read_record', 'same_settings', 'train_resuming',
-           'write_record']
+__all__ = ['load_record', 'precision_hint', 'read_record', 'same_settings',
+           'settings_difference', 'train_resuming', 'write_record']
 
 
 def load_record(path):
@@ -52,15 +52,38 @@ def read_record(path, wanted, argument):
             live ('--work-dir', '--records'), named in the refusal.
 
     Raises:
-        UserError: the file records other settings.
+        UserError: the file records other settings: naming each that
+            differs (the record's value, then this run's), and, for a CPU's
+            precision, how to run in the record's.
     """
     record = load_record(path)
     if record is not None and record['settings'] != wanted:
         raise UserError(
             f'{argument}: {path} records other settings '
-            f"({record['settings']}; this study: {wanted}): give another "
-            f'{argument} or remove it')
+            f"({settings_difference(record['settings'], wanted)}): give "
+            f'another {argument} (that file is kept)'
+            f"{precision_hint(record['settings'], wanted)}")
     return record
+
+
+def settings_difference(recorded, wanted):
+    """'key: recorded's value, here wanted's; ...' for each key whose
+    values differ (None where a side lacks the key)."""
+    keys = sorted(set(recorded) | set(wanted))
+    return '; '.join(f'{key}: {recorded.get(key)!r} there, '
+                     f'{wanted.get(key)!r} here' for key in keys
+                     if recorded.get(key) != wanted.get(key))
+
+
+def precision_hint(recorded, wanted):
+    """How to run in the record's precision, when only that differs (see
+    ``benchmark_io.cpu_precision_setting``: float32 records name none)."""
+    from randsac_mm.precision import CPU_PRECISION_ENV
+    rest = {k: v for k, v in recorded.items() if k != 'precision'}
+    if rest != {k: v for k, v in wanted.items() if k != 'precision'}:
+        return ''
+    return (f', or run in its precision: {CPU_PRECISION_ENV}='
+            f"{recorded.get('precision', 'float32')}")
 
 
 def write_record(path, record):

@@ -29,9 +29,8 @@ def test_a_record_of_other_settings_is_refused_naming_where_and_both(
     path = tmp_path / 'a.json'
     write_record(str(path), dict(settings=dict(seed=0)))
     kept = path.read_text()
-    message = (f"--work-dir: {path} records other settings ({{'seed': 0}}; "
-               "this study: {'seed': 1}): give another --work-dir or remove "
-               'it')
+    message = (f'--work-dir: {path} records other settings (seed: 0 there, '
+               '1 here): give another --work-dir (that file is kept)')
     with pytest.raises(UserError, match=re.escape(message)):
         read_record(str(path), dict(seed=1), '--work-dir')
     assert path.read_text() == kept

@@ -530,7 +530,9 @@ def test_readouts_of_other_settings_are_never_written_over(tmp_path):
     def no_data():
         raise AssertionError('evaluated before refusing')
     with pytest.raises(UserError, match=r'--work-dir: .*eval_epoch0.json '
-                       "records other settings .*'/data/a'"):
+                       "records other settings .*'/data/a' there, '/data/b' "
+                       r'here\): give another --work-dir \(that file is '
+                       r'kept\)$'):
         study.evaluate('random', 0, 0, other, no_data)
     assert open(path).read() == kept
     assert not study.is_recorded('random', 0, 0, other)  # a report: not yet

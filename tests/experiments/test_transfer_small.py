@@ -214,8 +214,9 @@ def test_a_bf16_run_is_never_taken_for_a_float32_record(monkeypatch,
     path = tmp_path / 'run.json'
     path.write_text(json.dumps(dict(settings=dict(a=1))))  # float32's
     with pytest.raises(UserError, match=r"run\.json records other settings "
-                       r"\(\{'a': 1\}; this study: \{'a': 1, 'precision': "
-                       r"'bfloat16'\}\)"):
+                       r"\(precision: None there, 'bfloat16' here\): give "
+                       r'another --records \(that file is kept\), or run in '
+                       r'its precision: RANDSAC_CPU_PRECISION=float32$'):
         read_record(str(path), wanted, '--records')
     monkeypatch.setenv(CPU_PRECISION_ENV, 'float32')
     assert read_record(str(path), settings.recorded(dict(a=1)),
