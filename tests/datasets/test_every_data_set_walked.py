@@ -1,8 +1,8 @@
 """Every data set of ours that reads image files, walked through each kind
 of bad file a user's data brings: a hidden twin (macOS's ``._img.JPEG``), a
-link back to a parent folder, a file its list names and the disk lacks, a
-broken link, an empty file, a file this user may not read, bytes that are
-not an image.
+link back to a parent folder, a second link to a folder, a file its list
+names and the disk lacks, a broken link, an empty file, a file this user
+may not read, bytes that are not an image.
 
 Each is left out and logged (hidden files, repeated folders), or refused in
 one line led by the data set's name and naming the file: at build, before
@@ -170,6 +170,11 @@ CASES = {
         lambda layout: layout.walked,
         lambda path, patch: os.symlink('..', osp.join(osp.dirname(path),
                                                       'up')),
+        'left out: reached again through a link'),
+    'second link to the same folder': (
+        lambda layout: layout.walked,
+        lambda path, patch: os.symlink('.', osp.join(osp.dirname(path),
+                                                     'same')),
         'left out: reached again through a link'),
     'missing': (
         lambda layout: not layout.walked,
