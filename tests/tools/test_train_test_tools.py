@@ -190,3 +190,19 @@ def test_compile_adds_the_hook_once():
     with pytest.raises(UserError, match='^--compile: the config already has '
                        'a CompileLossHook in custom_hooks; drop one$'):
         train_tool['apply_train_args'](cfg, args)
+
+
+def test_each_parameter_group_line_is_logged_once(tmp_path):
+    """The checks build the optimizer quietly: the run's own build logs
+    each parameter's group once (mmengine's ``paramwise_options`` lines had
+    been printed by the check and again by the run)."""
+    from ..conftest import REPO_ROOT
+    pretrain = f'{REPO_ROOT}/configs/demo/' \
+        'randsac_vit-mini-p4_square-16to4_digits.py'
+    out = run_tool(['tools/train.py', pretrain, *CPU, '--work-dir', tmp_path,
+                    '--cfg-options', 'train_cfg.max_epochs=1',
+                    'train_dataloader.dataset.indices=64'])
+    assert out.returncode == 0, out.stderr[-3000:]
+    groups = re.findall(r'paramwise_options -- (\S+)', out.stdout + out.stderr)
+    assert len(groups) > 10  # each norm and bias: no weight decay
+    assert len(groups) == len(set(groups))
