@@ -162,7 +162,8 @@ def markdown(curve):
 
 def plot(curve, path):
     """The gain over random init against the pretraining epochs, one line
-    per pretraining (and metric), error bars of one SE."""
+    per pretraining (and metric), error bars of one SE; the lines drawn a
+    little apart at each length."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -173,14 +174,20 @@ def plot(curve, path):
                 (p['epochs'], p['gain_over_random']))
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     ax.axhline(0, color='grey', lw=1, ls='--', label='random init')
-    for (task, metric, init), points in sorted(lines.items()):
+    for line, ((task, metric, init), points) in enumerate(
+            sorted(lines.items())):
         points.sort(key=lambda p: p[0])
-        ax.errorbar([e for e, _ in points], [g['gap'] for _, g in points],
+        # Each line a little beside the others, so that bars at the same
+        # length do not hide one another (a factor: the axis is a log one).
+        shift = 2 ** (0.06 * (line - (len(lines) - 1) / 2))
+        ax.errorbar([e * shift for e, _ in points],
+                    [g['gap'] for _, g in points],
                     yerr=[g['se'] or 0 for _, g in points], marker='o',
                     capsize=3, label=f'{init} ({task} {metric})')
     ax.set_xscale('log', base=2)
     epochs = sorted({p['epochs'] for p in curve['points']})
     ax.set_xticks(epochs, [str(e) for e in epochs])
+    ax.set_xlim(min(epochs) / 1.6, max(epochs) * 1.6)
     ax.set_xlabel('pretraining epochs (log scale)')
     ax.set_ylabel('gain over random init (± 1 SE, paired by seed)')
     ax.set_title('Digit scenes: what pretraining pays downstream')
