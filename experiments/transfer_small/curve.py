@@ -204,8 +204,12 @@ def run_curve(epochs, seeds, inits, tasks, work_dir, records,
     results = []
     for n, settings in studies(epochs, seeds, inits, tasks, work_dir,
                                records, report_only):
-        log(f"[curve] {'random init' if n is None else f'{n} epochs'}: "
-            f'{settings.records}')
+        what = 'random init' if n is None else f'{n} epochs'
+        if report_only and not osp.isdir(settings.records):
+            # Nothing recorded: no report of an empty study is written.
+            log(f'[curve] {what}: no records yet in {settings.records}')
+            continue
+        log(f'[curve] {what}: {settings.records}')
         if not report_only:
             os.makedirs(settings.work_dir, exist_ok=True)
         results.append((n, run_study(settings, log)))
