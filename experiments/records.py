@@ -21,8 +21,8 @@ import os.path as osp
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.paths import write_json
 
-__all__ = ['load_record', 'precision_hint', 'read_record', 'same_settings',
-           'settings_difference', 'train_resuming', 'write_record']
+__all__ = ['load_record', 'read_record', 'same_settings', 'train_resuming',
+           'write_record']
 
 
 def load_record(path):
@@ -60,13 +60,13 @@ def read_record(path, wanted, argument):
     if record is not None and record['settings'] != wanted:
         raise UserError(
             f'{argument}: {path} records other settings '
-            f"({settings_difference(record['settings'], wanted)}): give "
+            f"({_settings_difference(record['settings'], wanted)}): give "
             f'another {argument} (that file is kept)'
-            f"{precision_hint(record['settings'], wanted)}")
+            f"{_precision_hint(record['settings'], wanted)}")
     return record
 
 
-def settings_difference(recorded, wanted):
+def _settings_difference(recorded, wanted):
     """'key: recorded's value, here wanted's; ...' for each key whose
     values differ (None where a side lacks the key)."""
     keys = sorted(set(recorded) | set(wanted))
@@ -75,7 +75,7 @@ def settings_difference(recorded, wanted):
                      if recorded.get(key) != wanted.get(key))
 
 
-def precision_hint(recorded, wanted):
+def _precision_hint(recorded, wanted):
     """How to run in the record's precision, when only that differs (see
     ``benchmark_io.cpu_precision_setting``: float32 records name none)."""
     from randsac_mm.precision import CPU_PRECISION_ENV

@@ -57,6 +57,20 @@ def write_image_folder(root, classes, per_class=1, splits=('train', 'val'),
     return root
 
 
+def write_imagenet_list(root, classes, lines=None, seed=0):
+    """Two images a class under data_root/train/<class>/ and their list,
+    data_root/meta/train.txt: ``lines`` as given, or one line an image."""
+    write_image_folder(root, classes, per_class=2, splits=('train', ),
+                       seed=seed)
+    if lines is None:
+        lines = ''.join(f'{c}/{c}_{i}.JPEG {k}\n'
+                        for k, c in enumerate(classes) for i in range(2))
+    os.makedirs(osp.join(root, 'meta'))
+    with open(osp.join(root, 'meta', 'train.txt'), 'w') as f:
+        f.write(lines)
+    return root
+
+
 def write_imagenet(root, seed=0):
     """The folder layout needs all 1000 class folders: one image each."""
     return write_image_folder(root, [f'n{i:08d}' for i in range(1000)],

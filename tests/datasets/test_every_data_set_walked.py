@@ -49,13 +49,7 @@ def _build(registry_scope, cfg):
 
 
 def _imagenet_list(root):
-    classes = ['n01440764', 'n01443537']
-    data_factory.write_image_folder(root, classes, per_class=2,
-                                    splits=('train', ))
-    os.makedirs(osp.join(root, 'meta'))
-    with open(osp.join(root, 'meta', 'train.txt'), 'w') as f:
-        f.writelines(f'{c}/{c}_{i}.JPEG {k}\n'
-                     for k, c in enumerate(classes) for i in range(2))
+    data_factory.write_imagenet_list(root, ['n01440764', 'n01443537'])
 
 
 def _first_imagenet100_image(root):
@@ -89,6 +83,9 @@ class Layout:
             each case damages.
         walked (bool): its files are found by walking folders (hidden
             files and link loops apply), not read from a list.
+        missing (str): the refusal's words for the damaged file, deleted,
+            where the layout reads it from a list or pairs it (a listed
+            file gone reads as a broken link).
     """
     data_set: str
     name: str
@@ -96,6 +93,7 @@ class Layout:
     build: Callable
     damaged: Callable
     walked: bool
+    missing: str = '1 missing or a broken link: '
 
 
 LAYOUTS = {layout.data_set + suffix: layout for suffix, layout in [
@@ -126,7 +124,7 @@ LAYOUTS = {layout.data_set + suffix: layout for suffix, layout in [
         'CheckedADE20KDataset', 'ADE20K', data_factory.write_ade20k,
         _segmentation('CheckedADE20KDataset'),
         lambda root: 'annotations/training/ADE_train_00000001.png',
-        walked=False)),
+        walked=False, missing='1 images have no annotation in ')),
     ('', Layout(
         'DigitScenesDataset', 'digit scenes', _digit_scenes,
         _segmentation('DigitScenesDataset'),
@@ -179,7 +177,7 @@ CASES = {
     'missing': (
         lambda layout: not layout.walked,
         lambda path, patch: os.unlink(path),
-        None),  # the layout's own words: see test_each_bad_file_...
+        None),  # the layout's own words: Layout.missing
     'broken link': (lambda layout: True, _link_to('gone.jpg'),
                     '1 missing or a broken link: '),
     'empty': (lambda layout: True,
@@ -192,10 +190,6 @@ CASES = {
         lambda path, patch: open(path, 'wb').write(NOT_AN_IMAGE),
         'not decoded'),
 }
-# A file that is not there at all: a listed image (as a broken link), an
-# image without its annotation (the layout's pairing).
-MISSING_WORDS = {'CheckedADE20KDataset (annotation)': '1 images have no '
-                 'annotation in '}
 
 
 def _copy(source, target):
@@ -243,8 +237,7 @@ def test_each_bad_file_is_left_out_or_named_in_one_line(
     _, damage, outcome = CASES[case]
     damage(osp.join(root, relative), monkeypatch)
     if outcome is None:
-        outcome = MISSING_WORDS.get(layout_name, '1 missing or a broken '
-                                    'link: ')
+        outcome = layout.missing
     if outcome.startswith('left out: '):
         del logged[:]
         dataset = layout.build(root)

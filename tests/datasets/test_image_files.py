@@ -63,23 +63,18 @@ def test_many_bad_files_are_counted_not_all_named(tmp_path):
         UnlabeledImageFolder(data_root=str(tmp_path))
 
 
-def _annotated(root, lines):
-    data_factory.write_image_folder(str(root), CLASSES, per_class=2,
-                                    splits=('train', ))
-    (root / 'meta').mkdir()
-    (root / 'meta' / 'train.txt').write_text(lines)
-
-
 def test_blank_lines_of_an_annotation_file_are_skipped(tmp_path):
-    _annotated(tmp_path, 'n01440764/n01440764_0.JPEG 0\n\n'
-               'n01443537/n01443537_1.JPEG 1\n\n')
+    data_factory.write_imagenet_list(
+        str(tmp_path), CLASSES,
+        'n01440764/n01440764_0.JPEG 0\n\nn01443537/n01443537_1.JPEG 1\n\n')
     train = CheckedImageNet(data_root=str(tmp_path), split='train')
     assert [train.get_data_info(i)['gt_label'] for i in range(2)] == [0, 1]
 
 
 def test_a_malformed_annotation_line_is_named_with_its_number(tmp_path):
-    _annotated(tmp_path, 'n01440764/n01440764_0.JPEG 0\n'
-               'n01443537/n01443537_1.JPEG\n')
+    data_factory.write_imagenet_list(
+        str(tmp_path), CLASSES,
+        'n01440764/n01440764_0.JPEG 0\nn01443537/n01443537_1.JPEG\n')
     with pytest.raises(DataLayoutError, match=r"train.txt, line 2: "
                        r"'n01443537/n01443537_1.JPEG' is not"):
         CheckedImageNet(data_root=str(tmp_path), split='train')
