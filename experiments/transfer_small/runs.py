@@ -146,6 +146,15 @@ def point_at_scenes(cfg, scenes):
                 root, 'annotations', 'instances_validation.json')
 
 
+def checkpoint_each_quarter(cfg, steps):
+    """A checkpoint at each quarter of a run of ``steps`` epochs or
+    iterations (the unit its schedule counts), the latest kept: a study
+    stopped in a run (the end of a session) resumes it there, not from its
+    start."""
+    cfg.default_hooks.checkpoint.update(interval=max(steps // 4, 1),
+                                        max_keep_ckpts=1)
+
+
 def run_config(task, init, seed, checkpoint, settings):
     """The task's config for one run: its length, the study's scenes, the
     initialisation, the seed."""
@@ -160,11 +169,8 @@ def run_config(task, init, seed, checkpoint, settings):
         set_iterations(cfg, length['iters'])
     else:
         set_epochs(cfg, length['epochs'])
-    # A checkpoint at each quarter, the latest kept: a study stopped in a
-    # run (the end of a session) resumes it there, not from its start.
     steps, = length.values()
-    cfg.default_hooks.checkpoint.update(interval=max(steps // 4, 1),
-                                        max_keep_ckpts=1)
+    checkpoint_each_quarter(cfg, steps)
     _, frozen = INITS[init]
     backbone = cfg.model.backbone
     if checkpoint is None:

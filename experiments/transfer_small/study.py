@@ -23,6 +23,7 @@ from .runs import (
     INITS,
     PRETRAININGS,
     TASKS,
+    checkpoint_each_quarter,
     run_config,
     run_length,
 )
@@ -47,7 +48,6 @@ def pretrain(name, settings, log=print):
     its record; returns its final checkpoint's path and the minutes it
     took (both None in a report before it ran; 0 when it is another
     study's, ``settings.pretrained_from``)."""
-    from mmengine.config import Config
     wanted = dict(pretraining=name, config=PRETRAININGS[name], seed=0,
                   epochs=settings.pretrain_epochs,
                   digits=settings.pretrain_digits, **cpu_precision_setting())
@@ -71,19 +71,27 @@ def pretrain(name, settings, log=print):
     log(f'[pretrain] {name}: {settings.pretrain_epochs} epochs on '
         f'{settings.pretrain_digits} digits')
     start = time.time()
-    cfg = Config.fromfile(PRETRAININGS[name])
-    set_epochs(cfg, settings.pretrain_epochs)
-    cfg.randomness = dict(seed=0)
-    cfg.experiment_name = f'pretrain_{name}'
-    cfg.train_dataloader.dataset.indices = check_digits(
-        cfg.train_dataloader.dataset, settings.pretrain_digits)
-    _, resumed = train_resuming(cfg, folder)
+    _, resumed = train_resuming(pretrain_config(name, settings), folder)
     losses = logged_scalars(folder)
     minutes = (time.time() - start) / 60
     write_record(path, dict(
         settings=wanted, losses=[(r['step'], r['value']) for r in losses],
         resumed_from=resumed and osp.basename(resumed), minutes=minutes))
     return checkpoint, minutes
+
+
+def pretrain_config(name, settings):
+    """The config of pretraining ``name``: its recipe for the study's
+    epochs on its first ``pretrain_digits`` digits, seed 0."""
+    from mmengine.config import Config
+    cfg = Config.fromfile(PRETRAININGS[name])
+    set_epochs(cfg, settings.pretrain_epochs)
+    checkpoint_each_quarter(cfg, settings.pretrain_epochs)
+    cfg.randomness = dict(seed=0)
+    cfg.experiment_name = f'pretrain_{name}'
+    cfg.train_dataloader.dataset.indices = check_digits(
+        cfg.train_dataloader.dataset, settings.pretrain_digits)
+    return cfg
 
 
 def reused_pretraining(name, wanted, path, checkpoint, settings, log=print):

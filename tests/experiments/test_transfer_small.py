@@ -265,6 +265,20 @@ def test_a_run_checkpoints_each_quarter_keeping_the_latest():
     assert detection.train_cfg.max_epochs == 6
 
 
+@pytest.mark.parametrize('epochs, interval', [(160, 40), (10, 2), (3, 1)])
+def test_a_pretraining_checkpoints_each_quarter_keeping_the_latest(
+        epochs, interval):
+    # A 160-epoch pretraining is half an hour on a CPU: one stopped at the
+    # end of a sitting resumes from its last quarter.
+    settings = runs.TransferSettings(pretrain_epochs=epochs)
+    cfg = study.pretrain_config('mae', settings)
+    hook = cfg.default_hooks.checkpoint
+    assert (hook.interval, hook.max_keep_ckpts) == (interval, 1)
+    assert cfg.train_cfg.max_epochs == epochs
+    assert cfg.randomness.seed == 0
+    assert cfg.train_dataloader.dataset.indices == settings.pretrain_digits
+
+
 def test_each_task_runs_its_initialisations_seed_major():
     settings = runs.TransferSettings(seeds=(0, 1))
     order = settings.runs_of('detection')
