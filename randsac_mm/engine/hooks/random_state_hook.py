@@ -108,9 +108,16 @@ class RandomStateHook(Hook):
 def _start_persistent_iterators(runner):
     """Creates the iterators of the training and validation loaders that
     keep their workers, as the uninterrupted run did in its first epoch:
-    the draw that creation makes then precedes the restored states."""
+    the draw that creation makes then precedes the restored states.
+
+    A loader whose iterator exists is left alone: an iteration-based loop
+    creates its own before ``before_train``, and a second ``iter`` would
+    reset it, closing its sampler's iterator; mmengine's
+    ``InfiniteSampler`` yields from one generator made at construction, so
+    that reset would leave the loop no more batches (StopIteration while
+    it skips those already trained on)."""
     for loop in (runner.train_loop, runner.val_loop):
         loader = getattr(loop, 'dataloader', None)
         if isinstance(loader, DataLoader) and loader.persistent_workers \
-                and loader.num_workers > 0:
+                and loader.num_workers > 0 and loader._iterator is None:
             iter(loader)
