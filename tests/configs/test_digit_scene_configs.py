@@ -2,6 +2,7 @@
 mmseg's and mmdet's own Runner loops on the CPU from a checkpoint of the
 demo's pretraining config, as docs/transfer.md runs them."""
 import re
+import shutil
 
 import pytest
 import torch
@@ -94,6 +95,40 @@ def test_segmentation_trains_and_evaluates_on_the_cpu(
     # Every class of the scenes is evaluated, the background among them.
     assert re.search(r'\|\s*background\s*\|', log)
     assert (tmp_path / 'w' / 'iter_2.pth').exists()
+
+
+def train_losses(log):
+    """{iteration: logged loss} of an iteration-based run's log."""
+    return {int(i): float(v) for i, v in re.findall(
+        r'Iter\(train\) \[\s*(\d+)/\d+\].*?\sloss: (\d+\.\d+)', log)}
+
+
+def test_segmentation_resumes_on_its_own_loaders(demo_checkpoint, scenes,
+                                                 tmp_path):
+    # The config's loaders (mmengine's InfiniteSampler, one persistent
+    # worker): on resume the loop skips the batches already trained on,
+    # which once ended in StopIteration (RandomStateHook reset the loop's
+    # iterator). The resumed iterations log the uninterrupted run's losses.
+    def train(work_dir, *resume):
+        out = run_tool([
+            'tools/train.py', SEG, '--device', 'cpu', '--work-dir', work_dir,
+            *resume, '--cfg-options',
+            f'model.backbone.init_cfg.checkpoint={demo_checkpoint}',
+            f'train_dataloader.dataset.data_root={scenes}/',
+            f'val_dataloader.dataset.data_root={scenes}/',
+            'train_cfg.max_iters=4', 'train_cfg.val_interval=4',
+            'default_hooks.checkpoint.interval=2',
+            'default_hooks.logger.interval=1'])
+        return out.stdout + out.stderr
+
+    full = train(tmp_path / 'full')
+    (tmp_path / 'resumed').mkdir()
+    shutil.copy(tmp_path / 'full' / 'iter_2.pth', tmp_path / 'resumed')
+    resumed = train(tmp_path / 'resumed', '--resume')
+    assert 'Advance dataloader 2 steps' in resumed, resumed[-3000:]
+    losses = train_losses(full)
+    assert sorted(losses) == [1, 2, 3, 4], full[-3000:]
+    assert train_losses(resumed) == {i: losses[i] for i in (3, 4)}
 
 
 def test_detection_trains_and_evaluates_on_the_cpu(
