@@ -98,7 +98,11 @@ def test_segmentation_trains_and_evaluates_on_the_cpu(
 
 
 def train_losses(log):
-    """{iteration: logged loss} of an iteration-based run's log."""
+    """{iteration: logged loss} of an iteration-based run's log.
+
+    The printed log, not ``experiments.scalars.logged_scalars``: runs made
+    in this process share mmengine's first Visualizer, so a second run's
+    scalars.json lands in the first run's work dir."""
     return {int(i): float(v) for i, v in re.findall(
         r'Iter\(train\) \[\s*(\d+)/\d+\].*?\sloss: (\d+\.\d+)', log)}
 
