@@ -2,7 +2,8 @@
 # COCO config (mask-rcnn_randsac-vit-b_fpn_coco.py: the same model base and
 # runtime) with what the scale requires, for the small transfer study on a
 # CPU (docs/transfer.md):
-# - the encoder of the demo's MNIST pretraining (6 x 96, patch 4) at the
+# - the encoder of the demo's MNIST pretraining (6 x 96, patch 4), run for
+#   160 epochs, the length that pays (docs/transfer.md), at the
 #   scenes' 64 px: 16x16 tokens, with its pretraining's normalisation
 #   (MNIST5k's statistics, not ImageNet's); taps after blocks (1, 2, 3,
 #   5), which attend globally, blocks 0 and 4 within 8x8 token windows
@@ -18,9 +19,10 @@
 #   instructions, else float32 (the schedule base), the RPN's proposals and
 #   the RoI extractors in float32, as mmcv's CPU NMS and RoIAlign take
 #   (randsac_mm/downstream/float32_mmcv_ops.py).
+#   python -m experiments.demo --pretrain-epochs 160 --work-dir work_dirs/demo_pre160
 #   python -m experiments.digit_scenes
 #   python tools/train.py configs/detection/mask-rcnn_randsac-vit-mini-p4_fpn_1xb8-6e_digit-scenes-64x64.py \
-#       --device cpu --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/demo/pretrain/epoch_10.pth
+#       --device cpu --cfg-options model.backbone.init_cfg.checkpoint=work_dirs/demo_pre160/pretrain/epoch_160.pth
 _base_ = [
     '../_base_/models/mask-rcnn_randsac-vit-pyramid_fpn.py',
     '../_base_/models/archs/vit-mini.py',

@@ -10,7 +10,9 @@ From the repository root:
 
 Initialisations (``INITS``): the demo's RandSAC (square 16 -> 4), RandSAC
 patch-random and MAE with the matched decoder, each pretrained here on the
-demo's 4,000 MNIST5k digits for the same epochs (``PRETRAININGS``, seed 0);
+demo's 4,000 MNIST5k digits for the same epochs (``PRETRAININGS``, seed 0;
+by default the length that ``python -m experiments.transfer_small.curve``
+says pays);
 the encoder's own random init; and, for segmentation, the RandSAC encoder
 frozen (the pyramid and heads learn). Every run uses the task's config under
 ``configs/segmentation/`` or ``configs/detection/`` unchanged but for its

@@ -59,7 +59,10 @@ class TransferSettings:
     seeds: tuple = (0, 1)
     train_scenes: int = 2000
     val_scenes: int = 500
-    pretrain_epochs: int = 10      # the demo's
+    # The length the curve says pays: at 10 epochs (the demo's) every
+    # pretraining was below random init downstream, at 160 every one above
+    # (docs/transfer.md, "Pretraining that pays").
+    pretrain_epochs: int = 160
     pretrain_digits: int = 4000    # all of the demo's training digits
     segmentation_iters: int | None = None  # None: the config's
     detection_epochs: int | None = None    # None: the config's

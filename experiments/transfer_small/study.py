@@ -68,16 +68,45 @@ def pretrain(name, settings, log=print):
         return checkpoint, record['minutes']
     if settings.report_only:
         return None, None
+    if record is not None:
+        # Checkpoints stay in the work dir, records in --records: a new
+        # clone has the record and must make the pretraining again for new
+        # downstream runs. Its losses say whether it is the same one.
+        log(f'[pretrain] {name}: recorded in {path}, its checkpoint not in '
+            f'{folder}: made again')
     log(f'[pretrain] {name}: {settings.pretrain_epochs} epochs on '
         f'{settings.pretrain_digits} digits')
     start = time.time()
     _, resumed = train_resuming(pretrain_config(name, settings), folder)
-    losses = logged_scalars(folder)
+    losses = [[r['step'], r['value']] for r in logged_scalars(folder)]
     minutes = (time.time() - start) / 60
-    write_record(path, dict(
-        settings=wanted, losses=[(r['step'], r['value']) for r in losses],
-        resumed_from=resumed and osp.basename(resumed), minutes=minutes))
+    if record is not None and losses == record['losses']:
+        log(f'[pretrain] {name}: made again, its {len(losses)} logged '
+            "losses equal the record's: the same pretraining, the record "
+            'kept')
+        return checkpoint, record['minutes']
+    made = dict(settings=wanted, losses=losses,
+                resumed_from=resumed and osp.basename(resumed),
+                minutes=minutes)
+    if record is not None:
+        # Runs recorded before started from the pretraining it replaces:
+        # that record is kept inside this one.
+        log(f'[pretrain] {name}: made again, its logged losses differ from '
+            f"the record's ({loss_difference(record['losses'], losses)}): "
+            'runs recorded before started from another pretraining of '
+            f'the same settings; {path} keeps its record as "replaced"')
+        made['replaced'] = record
+    write_record(path, made)
     return checkpoint, minutes
+
+
+def loss_difference(recorded, made):
+    """How two pretrainings' logged losses ([step, value] lists) differ,
+    in words."""
+    if [s for s, _ in recorded] != [s for s, _ in made]:
+        return f'{len(recorded)} and {len(made)} logged, at other steps'
+    largest = max(abs(a - b) for (_, a), (_, b) in zip(recorded, made))
+    return f'by up to {largest:.4g}'
 
 
 def pretrain_config(name, settings):

@@ -9,12 +9,17 @@ import pytest
 
 from experiments.transfer_small import curve as curve_module
 from experiments.transfer_small.curve import (
+    DEFAULTS,
+    PRETRAINED,
     curve_entries,
     markdown,
     parse_args,
     run_curve,
     studies,
 )
+from experiments.transfer_small.runs import TransferSettings
+
+from ..conftest import REPO_ROOT
 
 
 def rows(init, values):
@@ -126,3 +131,14 @@ def test_the_defaults_are_three_lengths_three_seeds_segmentation():
     assert (values['epochs'], values['seeds'], values['tasks']) == (
         (10, 40, 160), (0, 1, 2), ('segmentation', ))
     assert parse_args(['--epochs', '40', '--seeds', '3'])['epochs'] == (40, )
+
+
+def test_the_studys_default_pretraining_is_a_length_the_curve_says_pays():
+    """The small study pretrains, by default, for a length at which the
+    committed curve decided every pretraining above random init."""
+    with open(f"{REPO_ROOT}/{DEFAULTS['records']}.json") as f:
+        points = json.load(f)['points']
+    length = TransferSettings().pretrain_epochs
+    verdicts = {p['init']: p['verdict'] for p in points
+                if p['task'] == 'segmentation' and p['epochs'] == length}
+    assert verdicts == dict.fromkeys(PRETRAINED, 'above random init')

@@ -375,6 +375,42 @@ def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
         'randsac2downstream.py' in message
 
 
+def test_a_pretraining_made_again_keeps_its_record_or_keeps_it_inside(
+        tmp_path, monkeypatch):
+    """A record whose checkpoint is gone (a new clone) has the pretraining
+    made again: the same logged losses keep the record as it is, other
+    losses replace it and keep it inside the new one, each said."""
+    settings = runs.TransferSettings(work_dir=str(tmp_path / 'work'),
+                                     records=str(tmp_path / 'records'))
+    logged = [dict(step=10, value=0.9), dict(step=20, value=0.7)]
+    monkeypatch.setattr(study, 'pretrain_config', lambda name, s: None)
+    monkeypatch.setattr(study, 'train_resuming', lambda cfg, f: (None, None))
+    monkeypatch.setattr(study, 'logged_scalars', lambda folder: logged)
+    (tmp_path / 'records').mkdir()
+    study.pretrain('mae', settings, log=lambda line: None)
+    path = tmp_path / 'records' / 'pretrain_mae.json'
+    first = json.loads(path.read_text())
+    first['minutes'] = 12.5  # the first sitting's
+    path.write_text(json.dumps(first))
+    said = []
+    checkpoint, minutes = study.pretrain('mae', settings, log=said.append)
+    assert minutes == 12.5 and json.loads(path.read_text()) == first
+    assert said[0] == (f'[pretrain] mae: recorded in {path}, its checkpoint '
+                       f"not in {tmp_path / 'work' / 'pretrain' / 'mae'}: "
+                       'made again')
+    assert said[-1] == ("[pretrain] mae: made again, its 2 logged losses "
+                        "equal the record's: the same pretraining, the "
+                        'record kept')
+    logged[1] = dict(step=20, value=0.2)
+    said.clear()
+    study.pretrain('mae', settings, log=said.append)
+    made = json.loads(path.read_text())
+    assert made['replaced'] == first
+    assert made['losses'] == [[10, 0.9], [20, 0.2]]
+    assert "differ from the record's (by up to 0.5)" in said[-1]
+    assert made['settings'] == first['settings']
+
+
 def test_pretrained_from_uses_another_studys_pretraining_or_says_why_not(
         tmp_path):
     other_work, other_records = tmp_path / 'study', tmp_path / 'records'
@@ -395,11 +431,12 @@ def test_pretrained_from_uses_another_studys_pretraining_or_says_why_not(
     (other_records / 'pretrain_mae.json').write_text(json.dumps(
         dict(settings=wanted, losses=[], minutes=4.0)))
     # The record without its checkpoint: refused too (a report needs none).
+    epochs = settings.pretrain_epochs
     with pytest.raises(UserError,
-                       match='epoch_10.pth does not exist'):
+                       match=f'epoch_{epochs}.pth does not exist'):
         study.pretrain('mae', settings, log=lambda line: None)
     report = runs.TransferSettings(**values, report_only=True)
-    checkpoint = other_work / 'pretrain' / 'mae' / 'epoch_10.pth'
+    checkpoint = other_work / 'pretrain' / 'mae' / f'epoch_{epochs}.pth'
     assert study.pretrain('mae', report) == (str(checkpoint), 0.0)
     checkpoint.parent.mkdir(parents=True)
     checkpoint.write_bytes(b'')
@@ -409,9 +446,9 @@ def test_pretrained_from_uses_another_studys_pretraining_or_says_why_not(
     assert said == [f'[pretrain] mae: reused from {other_work}']
     assert not (tmp_path / 'check').exists()  # nothing written here
     # Another epoch count is another pretraining: its record does not match.
-    longer = runs.TransferSettings(**values, pretrain_epochs=40)
+    longer = runs.TransferSettings(**values, pretrain_epochs=epochs * 2)
     with pytest.raises(UserError,
-                       match="mae.json: the record of .*'epochs': 10"):
+                       match=f"mae.json: the record of .*'epochs': {epochs}"):
         study.pretrain('mae', longer, log=lambda line: None)
 
 
