@@ -94,26 +94,54 @@ def write_record(path, record):
     write_json(path, record)
 
 
-def train_resuming(cfg, folder):
+def train_resuming(cfg, folder, settings=None):
     """Trains ``cfg`` in ``folder`` with mmengine's Runner, continuing from
     the folder's latest checkpoint if an earlier start left one.
+
+    Args:
+        settings (dict | None): the step's record settings, for a study
+            whose records live apart from its checkpoints (``--records``):
+            the folder keeps them (``settings.json``) from its first start,
+            and a checkpoint of other settings, or of none named, is
+            refused instead of continued.
 
     Returns:
         tuple: the runner, and the checkpoint resumed from (None: a fresh
         start).
+
+    Raises:
+        UserError: ``folder`` holds a checkpoint of other settings.
     """
     from mmengine.runner import Runner
 
     from randsac_mm.checkpoint import latest_checkpoint
+    resumed = latest_checkpoint(folder) if osp.isdir(folder) else None
+    if settings is not None:
+        _claim_folder(folder, settings, resumed)
     cfg.work_dir = folder
     if cfg.get('visualizer') and cfg.get('experiment_name'):
         # mmseg's and mmdet's runtimes name their visualizer 'visualizer',
         # and mmengine hands a second run in this process the first's
         # instance (and log folder): each run's own.
         cfg.visualizer.name = cfg.experiment_name
-    resumed = latest_checkpoint(folder) if osp.isdir(folder) else None
     if resumed is not None:  # an interrupted run continues exactly
         cfg.resume, cfg.load_from = True, resumed
     runner = Runner.from_cfg(cfg)
     runner.train()
     return runner, resumed
+
+
+def _claim_folder(folder, settings, checkpoint):
+    """Keeps ``settings`` in ``folder`` (``settings.json``), or refuses a
+    folder whose ``checkpoint`` (None: it has none) is of other settings:
+    continuing it would record another run under these settings."""
+    path = osp.join(folder, 'settings.json')
+    held = load_record(path)
+    if checkpoint is not None and (held or {}).get('settings') != settings:
+        what = ('names no settings' if held is None else
+                _settings_difference(held['settings'], settings))
+        name = osp.basename(checkpoint)
+        raise UserError(
+            f'--work-dir: {folder} holds the checkpoint {name} of another '
+            f'run ({what}): give another --work-dir, or remove that folder')
+    write_record(path, dict(settings=settings))

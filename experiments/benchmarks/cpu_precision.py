@@ -16,8 +16,8 @@ precision='auto' then computes in on this CPU; randsac_mm.precision):
 - ``upernet``: one digit-scene UperNet run from random init at seed 0
   (``experiments.transfer_small --tasks segmentation --inits random``,
   scenes made in the job's folder; the run's own minutes are recorded
-  beside the job's); its figure: mIoU, against the study's float32 records
-  (seeds 0 and 1: 38.17 and 42.56);
+  beside the job's); its figure: mIoU, against the 10-epoch study's float32
+  records (seeds 0 and 1: 38.17 and 42.56);
 - ``maskrcnn``: the same for Mask R-CNN (``--tasks detection``); its
   figures: box and mask AP (the records: 50.70 and 51.10, 30.90 and
   31.30);

@@ -47,7 +47,8 @@ def pretrain(name, settings, log=print):
     """Pretrains ``name`` (of ``PRETRAININGS``) once, with seed 0, or reuses
     its record; returns its final checkpoint's path and the minutes it
     took (both None in a report before it ran; 0 when it is another
-    study's, ``settings.pretrained_from``)."""
+    study's, ``settings.pretrained_from``; the record's when it was made
+    again, for want of its checkpoint, with the record's losses)."""
     wanted = dict(pretraining=name, config=PRETRAININGS[name], seed=0,
                   epochs=settings.pretrain_epochs,
                   digits=settings.pretrain_digits, **cpu_precision_setting())
@@ -77,7 +78,8 @@ def pretrain(name, settings, log=print):
     log(f'[pretrain] {name}: {settings.pretrain_epochs} epochs on '
         f'{settings.pretrain_digits} digits')
     start = time.time()
-    _, resumed = train_resuming(pretrain_config(name, settings), folder)
+    _, resumed = train_resuming(pretrain_config(name, settings), folder,
+                                wanted)
     losses = [[r['step'], r['value']] for r in logged_scalars(folder)]
     minutes = (time.time() - start) / 60
     if record is not None and losses == record['losses']:
@@ -241,7 +243,7 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
     cfg = run_config(task, init, seed, pretraining and downstream_encoder(
         checkpoints[pretraining], settings.scene_size), settings)
     folder = osp.join(settings.work_dir, 'runs', name)
-    _, resumed = train_resuming(cfg, folder)
+    _, resumed = train_resuming(cfg, folder, wanted)
     logged = TASKS[task]['metrics']
     final = logged_scalars(folder, key=next(iter(logged.values())))
     if not final:
@@ -354,13 +356,7 @@ def run_study(settings, log=print):
                 f"({record['minutes']:.1f} min)")
     rows = table_rows(records)
     minutes['downstream'] = sum(r['minutes'] for r in records)
-    # How it ran is not what it holds; another study's pretrainings are
-    # named only when used (a report of a study that used none writes the
-    # same table again).
-    shown = {k: v for k, v in asdict(settings).items()
-             if k not in ('report_only', 'readout_only', 'quick') and not (
-                 k == 'pretrained_from' and v is None)}
-    result = dict(settings=shown, rows=rows,
+    result = dict(settings=table_settings(settings), rows=rows,
                   summary=summary(rows, settings), token_identity=readouts,
                   minutes=minutes)
     write_json(settings.records.rstrip('/') + '.json', result)  # the table
@@ -368,6 +364,20 @@ def run_study(settings, log=print):
         for task in settings.tasks:
             draw_predictions(task, settings, log)
     return result
+
+
+def table_settings(settings):
+    """The settings a study's table names: what its runs hold, not how it
+    ran (reporting, reading out, quick); another study's pretrainings only
+    when used, so that a report of a study that used none writes the same
+    table again; the pretraining's length and digits only where an
+    initialisation is pretrained (random init's table holds no length)."""
+    pretrained = any(INITS[i][0] for i in settings.inits)
+    return {k: v for k, v in asdict(settings).items()
+            if k not in ('report_only', 'readout_only', 'quick')
+            and not (k == 'pretrained_from' and v is None)
+            and (pretrained or k not in ('pretrain_epochs',
+                                         'pretrain_digits'))}
 
 
 def ensure_scenes(settings, log=print):

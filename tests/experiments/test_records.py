@@ -2,6 +2,7 @@
 others (never written over), and written whole."""
 import json
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -9,6 +10,7 @@ from experiments.records import (
     load_record,
     read_record,
     same_settings,
+    train_resuming,
     write_record,
 )
 from randsac_mm.cli.errors import UserError
@@ -45,3 +47,38 @@ def test_a_record_names_its_settings_and_is_written_whole(tmp_path):
     write_record(str(path), dict(settings=dict(seed=0)))
     assert json.loads(path.read_text()) == dict(settings=dict(seed=0))
     assert [p.name for p in tmp_path.iterdir()] == ['a.json']  # no temp
+
+
+def test_a_checkpoint_of_another_run_is_refused_not_continued(
+        tmp_path, monkeypatch):
+    """With the step's settings, a run folder keeps them from its first
+    start; its own checkpoint is continued, another run's (other settings,
+    or none named) refused before anything is built."""
+    import mmengine.runner
+    from mmengine.config import Config
+
+    import randsac_mm.checkpoint
+    built = []
+    monkeypatch.setattr(mmengine.runner, 'Runner', SimpleNamespace(
+        from_cfg=lambda cfg: built.append(cfg.get('load_from'))
+        or SimpleNamespace(train=lambda: None)))
+    folder, found = tmp_path / 'run', {}
+    monkeypatch.setattr(randsac_mm.checkpoint, 'latest_checkpoint',
+                        lambda work_dir: found.get(work_dir))
+    train_resuming(Config(), str(folder), dict(epochs=160))
+    assert json.loads((folder / 'settings.json').read_text()) == dict(
+        settings=dict(epochs=160))
+    found[str(folder)] = str(folder / 'epoch_40.pth')
+    train_resuming(Config(), str(folder), dict(epochs=160))
+    assert built == [None, str(folder / 'epoch_40.pth')]
+    with pytest.raises(UserError, match=re.escape(
+            f'--work-dir: {folder} holds the checkpoint epoch_40.pth of '
+            'another run (epochs: 160 there, 10 here): give another '
+            '--work-dir, or remove that folder')):
+        train_resuming(Config(), str(folder), dict(epochs=10))
+    (folder / 'settings.json').unlink()
+    with pytest.raises(UserError, match=r'of another run \(names no '
+                       r'settings\)'):
+        train_resuming(Config(), str(folder), dict(epochs=160))
+    assert len(built) == 2
+    assert not (folder / 'settings.json').exists()  # nothing claimed

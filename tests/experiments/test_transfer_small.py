@@ -375,6 +375,15 @@ def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
         'randsac2downstream.py' in message
 
 
+def test_a_table_names_the_pretraining_length_only_where_one_is_used():
+    random = study.table_settings(runs.TransferSettings(inits=('random', )))
+    assert 'pretrain_epochs' not in random and 'pretrain_digits' not in random
+    assert random['seeds'] == (0, 1) and 'report_only' not in random
+    both = study.table_settings(runs.TransferSettings(
+        inits=('random', 'mae'), pretrain_epochs=40))
+    assert (both['pretrain_epochs'], both['pretrain_digits']) == (40, 4000)
+
+
 def test_a_pretraining_made_again_keeps_its_record_or_keeps_it_inside(
         tmp_path, monkeypatch):
     """A record whose checkpoint is gone (a new clone) has the pretraining
@@ -384,7 +393,8 @@ def test_a_pretraining_made_again_keeps_its_record_or_keeps_it_inside(
                                      records=str(tmp_path / 'records'))
     logged = [dict(step=10, value=0.9), dict(step=20, value=0.7)]
     monkeypatch.setattr(study, 'pretrain_config', lambda name, s: None)
-    monkeypatch.setattr(study, 'train_resuming', lambda cfg, f: (None, None))
+    monkeypatch.setattr(study, 'train_resuming',
+                        lambda cfg, folder, settings: (None, None))
     monkeypatch.setattr(study, 'logged_scalars', lambda folder: logged)
     (tmp_path / 'records').mkdir()
     study.pretrain('mae', settings, log=lambda line: None)
