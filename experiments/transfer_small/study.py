@@ -8,6 +8,7 @@ import statistics
 import time
 from dataclasses import asdict
 
+from randsac_mm.cli.builds import in_scope
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.paths import write_json
 from randsac_mm.engine.schedule_length import set_epochs
@@ -36,7 +37,11 @@ def check_digits(dataset, digits):
     from mmpretrain.registry import DATASETS
 
     import randsac_mm.registration  # noqa: F401  (registers)
-    size = len(DATASETS.build(dict(dataset, indices=None, pipeline=[])))
+
+    # In mmpretrain's scope whatever ran before: a downstream run leaves
+    # mmseg's or mmdet's current, where the digits' data set is unknown.
+    with in_scope({}):
+        size = len(DATASETS.build(dict(dataset, indices=None, pipeline=[])))
     if digits > size:
         raise UserError(f'pretrain_digits: {digits} is more than the '
                         f'{size} images of {dataset.type}\'s training split')

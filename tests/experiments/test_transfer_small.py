@@ -162,6 +162,21 @@ def test_pretraining_digits_beyond_the_split_are_refused():
         study.check_digits(dataset, 4001)
 
 
+@pytest.mark.parametrize('downstream_scope', ['mmdet', 'mmseg'])
+def test_a_pretraining_after_a_downstream_run_finds_its_digits(
+        downstream_scope):
+    # A study's process runs random init's Mask R-CNN or UperNet before
+    # the pretrainings: their runner leaves mmdet's or mmseg's scope
+    # current, where MNIST5k is not registered.
+    import mmdet.registry  # noqa: F401  (registers the scopes)
+    import mmseg.registry  # noqa: F401
+    from mmengine.registry import DefaultScope
+    settings = runs.TransferSettings()
+    with DefaultScope.overwrite_default_scope(downstream_scope):
+        cfg = study.pretrain_config('randsac-square', settings)
+    assert cfg.train_dataloader.dataset.indices == settings.pretrain_digits
+
+
 def test_one_runs_config_changes_nothing_in_the_next():
     # The order of a seed: random init (no checkpoint), then the frozen
     # encoder, then the next seed's first pretraining; and the readout's
