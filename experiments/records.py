@@ -102,7 +102,8 @@ def train_resuming(cfg, folder, settings=None):
         settings (dict | None): the step's record settings, for a study
             whose records live apart from its checkpoints (``--records``):
             the folder keeps them (``settings.json``) from its first start,
-            and a checkpoint of other settings, or of none named, is
+            and a folder of other settings (its checkpoint, or the logs of
+            a start stopped before one), or a checkpoint of none named, is
             refused instead of continued.
 
     Returns:
@@ -110,7 +111,7 @@ def train_resuming(cfg, folder, settings=None):
         start).
 
     Raises:
-        UserError: ``folder`` holds a checkpoint of other settings.
+        UserError: ``folder`` is another run's.
     """
     from mmengine.runner import Runner
 
@@ -133,15 +134,20 @@ def train_resuming(cfg, folder, settings=None):
 
 def _claim_folder(folder, settings, checkpoint):
     """Keeps ``settings`` in ``folder`` (``settings.json``), or refuses a
-    folder whose ``checkpoint`` (None: it has none) is of other settings:
-    continuing it would record another run under these settings."""
+    folder of another run: one whose ``settings.json`` names other
+    settings (its checkpoint would be continued, or its logs read back
+    with this run's), or whose ``checkpoint`` (None: it has none) names
+    none."""
     path = osp.join(folder, 'settings.json')
-    held = load_record(path)
-    if checkpoint is not None and (held or {}).get('settings') != settings:
+    held = (load_record(path) or {}).get('settings')
+    if held is None and checkpoint is None:
+        write_record(path, dict(settings=settings))
+    elif held != settings:
         what = ('names no settings' if held is None else
-                _settings_difference(held['settings'], settings))
-        name = osp.basename(checkpoint)
+                _settings_difference(held, settings))
+        holds = ('the checkpoint ' + osp.basename(checkpoint)
+                 if checkpoint is not None else 'the logs')
         raise UserError(
-            f'--work-dir: {folder} holds the checkpoint {name} of another '
-            f'run ({what}): give another --work-dir, or remove that folder')
-    write_record(path, dict(settings=settings))
+            f'--work-dir: {folder} holds {holds} of another run ({what}): '
+            'give another --work-dir, or remove that folder'
+            f'{_precision_hint(held or {}, settings)}')

@@ -263,7 +263,9 @@ def main(argv=None):
     import randsac_mm.downstream  # noqa: F401  (registers)
     curve = run_curve(**values, log=lambda line: print(line, flush=True))
     print('\n' + markdown(curve))
-    print(f"wrote {values['records'].rstrip('/')}.json, .md and .png "
+    written = '.json, .md and .png' if curve['points'] else \
+        '.json and .md (no point yet: no plot)'
+    print(f"wrote {values['records'].rstrip('/')}{written} "
           f"({curve['minutes']:.0f} minutes recorded)")
 
 

@@ -159,14 +159,15 @@ def downstream_encoder(checkpoint, img_size):
     """The encoder of a pretraining checkpoint as the downstream configs
     load it, by the converter users run (randsac2downstream.py): the same
     step for every pretraining, and the one that takes MAE's (its class
-    token dropped). Written once beside the checkpoint; returns its path."""
+    token dropped). Written beside the checkpoint, and made again when the
+    checkpoint is newer (a pretraining made again); returns its path."""
     from randsac_mm.checkpoint import (
         convert_for_downstream,
         read_checkpoint,
         save_atomic,
     )
     out = checkpoint[:-len('.pth')] + f'_encoder-{img_size}px.pth'
-    if osp.isfile(out):
+    if osp.isfile(out) and osp.getmtime(out) >= osp.getmtime(checkpoint):
         return out
     _, state = read_checkpoint(checkpoint, checkpoint, UserError)
     depth = 1 + max(int(k.split('.')[2]) for k in state

@@ -82,3 +82,27 @@ def test_a_checkpoint_of_another_run_is_refused_not_continued(
         train_resuming(Config(), str(folder), dict(epochs=160))
     assert len(built) == 2
     assert not (folder / 'settings.json').exists()  # nothing claimed
+
+
+def test_the_logs_of_another_run_are_refused_with_the_precision_to_use(
+        tmp_path, monkeypatch):
+    """A start stopped before its first checkpoint leaves its logs, which
+    a run of other settings would read back as its own; when only the
+    precision differs, the refusal says how to run in the folder's."""
+    import mmengine.runner
+    from mmengine.config import Config
+    monkeypatch.setattr(mmengine.runner, 'Runner', SimpleNamespace(
+        from_cfg=lambda cfg: SimpleNamespace(train=lambda: None)))
+    folder = tmp_path / 'run'
+    train_resuming(Config(), str(folder), dict(epochs=160,
+                                               precision='bfloat16'))
+    with pytest.raises(UserError, match=re.escape(
+            f'--work-dir: {folder} holds the logs of another run (precision:'
+            " 'bfloat16' there, None here): give another --work-dir, or "
+            'remove that folder, or run in its precision: '
+            'RANDSAC_CPU_PRECISION=bfloat16')):
+        train_resuming(Config(), str(folder), dict(epochs=160))
+    assert json.loads((folder / 'settings.json').read_text()) == dict(
+        settings=dict(epochs=160, precision='bfloat16'))  # kept
+    train_resuming(Config(), str(folder), dict(epochs=160,
+                                               precision='bfloat16'))

@@ -142,3 +142,13 @@ def test_the_studys_default_pretraining_is_a_length_the_curve_says_pays():
     verdicts = {p['init']: p['verdict'] for p in points
                 if p['task'] == 'segmentation' and p['epochs'] == length}
     assert verdicts == dict.fromkeys(PRETRAINED, 'above random init')
+
+
+def test_a_report_without_points_says_it_drew_no_plot(tmp_path, capsys):
+    records = tmp_path / 'curve'
+    curve_module.main(['--report-only', '--records', str(records),
+                       '--work-dir', str(tmp_path / 'work')])
+    said = capsys.readouterr().out
+    assert f'wrote {records}.json and .md (no point yet: no plot)' in said
+    assert not (tmp_path / 'curve.png').exists()
+    assert (tmp_path / 'curve.json').exists()

@@ -2,6 +2,7 @@
 run end to end through mmseg's and mmdet's Runner loops, and its
 bookkeeping (records reused, other settings refused, the table)."""
 import json
+import os
 import os.path as osp
 
 import pytest
@@ -375,8 +376,15 @@ def test_an_mae_checkpoint_reaches_the_pyramid_through_the_converter(
                                         'bicubic', 0)
         torch.testing.assert_close(loaded[key], expected, rtol=0, atol=0,
                                    msg=key)
-    # Converted once: a second call reuses the file.
+    # Converted once: a second call reuses the file ...
+    made = os.stat(encoder).st_mtime_ns
     assert study.downstream_encoder(mae_checkpoint, 64) == encoder
+    assert os.stat(encoder).st_mtime_ns == made
+    # ... until the pretraining is made again: a newer checkpoint.
+    later = made + 10**9
+    os.utime(mae_checkpoint, ns=(later, later))
+    assert study.downstream_encoder(mae_checkpoint, 64) == encoder
+    assert os.stat(encoder).st_mtime_ns > made
 
 
 def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
