@@ -21,6 +21,8 @@ import os.path as osp
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.paths import write_json
 
+from .scalars import logged_entries
+
 __all__ = ['load_record', 'read_record', 'same_settings', 'train_resuming',
            'write_record']
 
@@ -94,17 +96,18 @@ def write_record(path, record):
     write_json(path, record)
 
 
-def train_resuming(cfg, folder, settings=None):
+def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
     """Trains ``cfg`` in ``folder`` with mmengine's Runner, continuing from
     the folder's latest checkpoint if an earlier start left one.
 
     Args:
-        settings (dict | None): the step's record settings, for a study
-            whose records live apart from its checkpoints (``--records``):
-            the folder keeps them (``settings.json``) from its first start,
-            and a folder of other settings (its checkpoint, or the logs of
-            a start stopped before one), or a checkpoint of none named, is
-            refused instead of continued.
+        settings (dict | None): the step's record settings: the folder
+            keeps them (``settings.json``) from its first start, and a
+            folder of another run is refused instead of continued
+            (:func:`_claim_folder`). None: any folder is continued.
+        adopt_unnamed (bool): a folder without ``settings.json`` is taken
+            as this run's: a study whose folders were made before they
+            kept their settings (its record beside its checkpoints).
 
     Returns:
         tuple: the runner, and the checkpoint resumed from (None: a fresh
@@ -118,7 +121,7 @@ def train_resuming(cfg, folder, settings=None):
     from randsac_mm.checkpoint import latest_checkpoint
     resumed = latest_checkpoint(folder) if osp.isdir(folder) else None
     if settings is not None:
-        _claim_folder(folder, settings, resumed)
+        _claim_folder(folder, settings, resumed, adopt_unnamed)
     cfg.work_dir = folder
     if cfg.get('visualizer') and cfg.get('experiment_name'):
         # mmseg's and mmdet's runtimes name their visualizer 'visualizer',
@@ -132,22 +135,26 @@ def train_resuming(cfg, folder, settings=None):
     return runner, resumed
 
 
-def _claim_folder(folder, settings, checkpoint):
+def _claim_folder(folder, settings, checkpoint, adopt_unnamed=False):
     """Keeps ``settings`` in ``folder`` (``settings.json``), or refuses a
-    folder of another run: one whose ``settings.json`` names other
-    settings (its checkpoint would be continued, or its logs read back
-    with this run's), or whose ``checkpoint`` (None: it has none) names
-    none."""
+    folder of another run: one that holds a ``checkpoint`` (None: none)
+    or logged losses under other settings, or under none named unless
+    ``adopt_unnamed`` (its checkpoint would be continued, its losses read
+    back as this run's). A folder that holds neither is claimed anew."""
     path = osp.join(folder, 'settings.json')
     held = (load_record(path) or {}).get('settings')
-    if held is None and checkpoint is None:
+    if held == settings:
+        return
+    if checkpoint is not None:
+        left = 'the checkpoint ' + osp.basename(checkpoint)
+    else:
+        left = 'the logged losses' if logged_entries(folder) else None
+    if left is None or (held is None and adopt_unnamed):
         write_record(path, dict(settings=settings))
-    elif held != settings:
-        what = ('names no settings' if held is None else
-                _settings_difference(held, settings))
-        holds = ('the checkpoint ' + osp.basename(checkpoint)
-                 if checkpoint is not None else 'the logs')
-        raise UserError(
-            f'--work-dir: {folder} holds {holds} of another run ({what}): '
-            'give another --work-dir, or remove that folder'
-            f'{_precision_hint(held or {}, settings)}')
+        return
+    what = ('names no settings' if held is None else
+            _settings_difference(held, settings))
+    raise UserError(
+        f'--work-dir: {folder} holds {left} of another run ({what}): give '
+        'another --work-dir, or remove that folder'
+        f'{_precision_hint(held or {}, settings)}')

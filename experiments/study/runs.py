@@ -101,7 +101,8 @@ def pretrain(name, seed, settings, need_checkpoints=True):
     cfg.randomness = dict(seed=seed)
     cfg.experiment_name = f'{name}_seed{seed}'
     set_checkpoints(cfg, settings.eval_epochs)
-    _, resume_from = train_resuming(cfg, folder, wanted)
+    # Its folders predate settings.json: one without is this run's.
+    _, resume_from = train_resuming(cfg, folder, wanted, adopt_unnamed=True)
     losses = logged_scalars(folder)
     done = dict(settings=wanted, checkpoints=checkpoints,
                 first_loss=losses[0]['value'] if losses else None,

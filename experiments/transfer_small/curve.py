@@ -223,6 +223,8 @@ def run_curve(epochs, seeds, inits, tasks, work_dir, records,
         f.write(markdown(curve) + '\n')
     if curve['points']:
         plot(curve, base + '.png')
+    elif osp.isfile(base + '.png'):  # of records no longer there
+        os.remove(base + '.png')
     return curve
 
 

@@ -8,7 +8,6 @@ import statistics
 import time
 from dataclasses import asdict
 
-from randsac_mm.cli.builds import in_scope
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.paths import write_json
 from randsac_mm.engine.schedule_length import set_epochs
@@ -34,13 +33,14 @@ def check_digits(dataset, digits):
     """``digits``, the first N images of the pretraining's training split
     (mmengine's ``indices``), refused if the split (config ``dataset``)
     has fewer: ``indices`` would silently take the whole split."""
+    from mmengine.registry import DefaultScope
     from mmpretrain.registry import DATASETS
 
     import randsac_mm.registration  # noqa: F401  (registers)
 
     # In mmpretrain's scope whatever ran before: a downstream run leaves
     # mmseg's or mmdet's current, where the digits' data set is unknown.
-    with in_scope({}):
+    with DefaultScope.overwrite_default_scope('mmpretrain'):
         size = len(DATASETS.build(dict(dataset, indices=None, pipeline=[])))
     if digits > size:
         raise UserError(f'pretrain_digits: {digits} is more than the '

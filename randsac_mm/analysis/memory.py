@@ -278,10 +278,13 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
     # taken between half the batch and the batch.
     half = max(batch_size // 4 * 2, 2)
     step_sizes = (half, max(batch_size, half + 2))
+    # The layouts of n images are the first n of the largest batch's.
+    layouts = worst_case_layouts(generator, step_sizes[1]) \
+        if is_randsac else None
     saved, step = {}, {}
-    for n in sorted({2, 4, batch_size, *step_sizes}):  # fake: sizes only
-        ranks = worst_case_layouts(generator, n) if is_randsac else None
-        if n in (2, 4, batch_size):
+    for n in sorted({2, 4, *step_sizes}):  # fake: sizes only
+        ranks = None if layouts is None else layouts[:n]
+        if n in (2, 4):
             saved[n] = saved_activation_bytes(model, n, ranks, dtype, mode)
         if n in step_sizes:
             step[n] = step_bytes(model, n, ranks, dtype, mode)

@@ -4,6 +4,7 @@ import json
 import os.path as osp
 from glob import glob
 
+import numpy as np
 import pytest
 import torch
 from mmengine.config import Config
@@ -40,6 +41,15 @@ def test_peak_memory_counts_live_storage():
         c = torch.zeros(500)
     assert peak.peak == 12000 and peak.current == 2000
     del c
+
+
+def test_a_smaller_batchs_worst_layouts_begin_a_larger_ones():
+    # The estimate draws the largest batch's layouts once and slices them.
+    generator = RandSACSegmentGenerator.from_config(Config.fromfile(SMALL))
+    larger = worst_case_layouts(generator, 6)
+    np.testing.assert_array_equal(worst_case_layouts(generator, 4),
+                                  larger[:4])
+    assert (larger[0] != larger[1]).any()  # the pair, alternating
 
 
 @pytest.mark.parametrize('device', ['cpu', 'cuda'])

@@ -86,23 +86,38 @@ def test_a_checkpoint_of_another_run_is_refused_not_continued(
 
 def test_the_logs_of_another_run_are_refused_with_the_precision_to_use(
         tmp_path, monkeypatch):
-    """A start stopped before its first checkpoint leaves its logs, which
-    a run of other settings would read back as its own; when only the
-    precision differs, the refusal says how to run in the folder's."""
+    """A start stopped before its first checkpoint leaves logged losses,
+    which a run of other settings would read back as its own; when only
+    the precision differs, the refusal says how to run in the folder's.
+    A start that logged nothing leaves nothing to refuse."""
     import mmengine.runner
     from mmengine.config import Config
     monkeypatch.setattr(mmengine.runner, 'Runner', SimpleNamespace(
         from_cfg=lambda cfg: SimpleNamespace(train=lambda: None)))
     folder = tmp_path / 'run'
-    train_resuming(Config(), str(folder), dict(epochs=160,
-                                               precision='bfloat16'))
+    bf16 = dict(epochs=160, precision='bfloat16')
+    train_resuming(Config(), str(folder), bf16)
+    # Nothing logged yet: the folder is taken for the other settings.
+    train_resuming(Config(), str(folder), dict(epochs=160))
+    train_resuming(Config(), str(folder), bf16)
+    log = folder / '20261129_044109' / 'vis_data'
+    log.mkdir(parents=True)
+    (log / 'scalars.json').write_text('{"loss": 4.1, "step": 20}\n')
     with pytest.raises(UserError, match=re.escape(
-            f'--work-dir: {folder} holds the logs of another run (precision:'
-            " 'bfloat16' there, None here): give another --work-dir, or "
-            'remove that folder, or run in its precision: '
+            f'--work-dir: {folder} holds the logged losses of another run '
+            "(precision: 'bfloat16' there, None here): give another "
+            '--work-dir, or remove that folder, or run in its precision: '
             'RANDSAC_CPU_PRECISION=bfloat16')):
         train_resuming(Config(), str(folder), dict(epochs=160))
     assert json.loads((folder / 'settings.json').read_text()) == dict(
-        settings=dict(epochs=160, precision='bfloat16'))  # kept
-    train_resuming(Config(), str(folder), dict(epochs=160,
-                                               precision='bfloat16'))
+        settings=bf16)  # kept
+    train_resuming(Config(), str(folder), bf16)
+    # A folder from before settings.json: refused, or, for a study whose
+    # folders predate it, taken as this run's.
+    (folder / 'settings.json').unlink()
+    with pytest.raises(UserError, match=r'of another run \(names no '
+                       r'settings\)'):
+        train_resuming(Config(), str(folder), bf16)
+    train_resuming(Config(), str(folder), bf16, adopt_unnamed=True)
+    assert json.loads((folder / 'settings.json').read_text()) == dict(
+        settings=bf16)

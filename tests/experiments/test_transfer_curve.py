@@ -146,9 +146,10 @@ def test_the_studys_default_pretraining_is_a_length_the_curve_says_pays():
 
 def test_a_report_without_points_says_it_drew_no_plot(tmp_path, capsys):
     records = tmp_path / 'curve'
+    (tmp_path / 'curve.png').write_bytes(b'\x89PNG')  # of other records
     curve_module.main(['--report-only', '--records', str(records),
                        '--work-dir', str(tmp_path / 'work')])
     said = capsys.readouterr().out
     assert f'wrote {records}.json and .md (no point yet: no plot)' in said
     assert not (tmp_path / 'curve.png').exists()
-    assert (tmp_path / 'curve.json').exists()
+    assert json.loads((tmp_path / 'curve.json').read_text())['points'] == []

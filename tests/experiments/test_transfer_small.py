@@ -380,11 +380,14 @@ def test_an_mae_checkpoint_reaches_the_pyramid_through_the_converter(
     made = os.stat(encoder).st_mtime_ns
     assert study.downstream_encoder(mae_checkpoint, 64) == encoder
     assert os.stat(encoder).st_mtime_ns == made
-    # ... until the pretraining is made again: a newer checkpoint.
-    later = made + 10**9
-    os.utime(mae_checkpoint, ns=(later, later))
+    # ... unless its pretraining was made again since (older than it).
+    older = os.stat(mae_checkpoint).st_mtime_ns - 10**10
+    os.utime(encoder, ns=(older, older))
     assert study.downstream_encoder(mae_checkpoint, 64) == encoder
-    assert os.stat(encoder).st_mtime_ns > made
+    again = os.stat(encoder).st_mtime_ns
+    assert again > older
+    assert study.downstream_encoder(mae_checkpoint, 64) == encoder
+    assert os.stat(encoder).st_mtime_ns == again
 
 
 def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
