@@ -143,8 +143,10 @@ def test_sigkilled_run_resumes_exactly(tmp_path, data_path):
     cfg = write_config(tmp_path, 256, 32, 3, data_path)
     full, killed = tmp_path / 'full', tmp_path / 'killed'
     env = dict(os.environ, OMP_NUM_THREADS='1', **ENV)
-    subprocess.run(train_cmd(cfg, full), cwd=REPO_ROOT, env=env, check=True,
-                   capture_output=True)
+    # The reference in this process (no interpreter to start); the run to
+    # kill in its own, where a SIGKILL lands.
+    run_tool(['tools/train.py', cfg, '--device', 'cpu', '--work-dir', full],
+             env=ENV)
 
     proc = subprocess.Popen(train_cmd(cfg, killed), cwd=REPO_ROOT, env=env,
                             stdout=subprocess.DEVNULL,

@@ -3,6 +3,7 @@
 brings back, with the commit it is given; its refusals lose nothing."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import sys
 import pytest
 
 from experiments.benchmark_io import COMMIT_VARIABLE
+from randsac_mm.models.attention.numerical_check import check_labels
 
 from ..conftest import REPO_ROOT, run_tool
 from ..data_factory import write_mnist
@@ -60,8 +62,11 @@ def test_what_the_parts_need_is_checked_before_anything_runs(tmp_path):
     assert not (tmp_path / 'out').exists()
 
 
-@pytest.mark.heavy
-def test_the_smoke_window_brings_back_each_part_with_the_commit(tmp_path):
+@pytest.fixture(scope='module')
+def smoke(tmp_path_factory):
+    """The smoke window's $OUT and output, its three parts run once: the
+    tests below read what it brought back (the acceptance run's too)."""
+    tmp_path = tmp_path_factory.mktemp('window')
     data = write_mnist(str(tmp_path / 'fmnist'), train=40, test=20)
     out = tmp_path / 'out'
     # As on a node: no git (GIT_DIR names none), the commit given.
@@ -70,6 +75,12 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(tmp_path):
                      'speed'],
                     env={COMMIT_VARIABLE: 'abcdef1', 'GIT_DIR': str(
                         tmp_path / 'no-git')}, timeout=300)
+    return out, proc
+
+
+@pytest.mark.heavy
+def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
+    out, proc = smoke
     # What comes back: plain files, few enough for a lent machine's $OUT.
     assert sorted(os.listdir(out)) == [
         'acceptance.json', 'acceptance.md', 'acceptance_logs.tar.gz',
@@ -84,3 +95,77 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(tmp_path):
     assert list(profile['modes']) == ['eager', 'compiled']
     assert 'images/s' in (out / 'window.log').read_text()
     assert 'done; in' in proc.stdout
+
+
+# The acceptance run of a GPU node (``python -m
+# experiments.benchmarks.gpu_acceptance --smoke``), as the window ran it:
+# the same path as on a GPU (kernel check, tools/train.py eager and
+# compiled on ImageNet-format JPEGs, the data pipeline, the downstream
+# backbones) with a tiny model, on the CPU. Read from the window's run, not
+# run again (a minute and a half here).
+
+@pytest.mark.heavy
+def test_the_kernel_check_passes_on_the_cpu(smoke):
+    rows = json.loads((smoke[0] / 'acceptance.json').read_text())[
+        'attention']
+    checked = [r for r in rows if 'skipped' not in r]
+    assert {r['kernel'] for r in checked} == {'sdpa:flash', 'sdpa:math',
+                                              'explicit'}
+    assert {(r['rows'], r['length']) for r in checked} == {
+        ('normal', 63), ('normal', 64), ('low-lse', 63), ('low-lse', 64)}
+    assert all(r['ok'] and r['nan'] == 0 for r in checked)
+    # Every registered kernel's every variant is a row; the CPU lacks
+    # flex's backward and the GPU-only SDPA backends.
+    assert {r['kernel'] for r in rows} == set(check_labels())
+    skipped = {r['kernel']: r['skipped'] for r in rows if 'skipped' in r}
+    assert set(skipped) == {'flex', 'sdpa:efficient', 'sdpa:cudnn'}
+    assert skipped['flex'] == 'flex_attention has no backward on a CPU'
+
+
+@pytest.mark.heavy
+def test_tools_train_runs_eager_and_compiled_to_the_same_losses(smoke):
+    import tarfile
+    out, _ = smoke
+    train = json.loads((out / 'acceptance.json').read_text())['train']
+    assert train['batch_size'] == 8 and train['images'] == 32
+    assert set(train['runs']) == {'eager', 'compiled'}
+    with tarfile.open(out / 'acceptance_logs.tar.gz') as logs:
+        assert sorted(logs.getnames()) == ['train_compiled.log',
+                                           'train_eager.log']
+        for name, run in train['runs'].items():
+            # 2 epochs of 4 iterations: at least the 6 asked for.
+            assert run['iterations'] == 8 and run['measured'] == 6, name
+            assert run['images_per_s'] == pytest.approx(
+                8 / run['ms_per_step'] * 1e3)
+            assert 0 <= run['data_wait_share'] <= 1
+            assert run['mfu'] is None  # no peak known for a CPU
+            log = logs.extractfile(f'train_{name}.log').read().decode()
+            assert 'Epoch(train) [2][4/4]' in log
+    # The same seed and data: compiling changes the arithmetic's order only.
+    assert train['loss_difference'] < 1e-4
+    assert train['memory_model_gib'] > 0
+    assert '[acceptance] compiled: ' in (out / 'window.log').read_text()
+
+
+@pytest.mark.heavy
+def test_data_and_backbones_are_measured_and_tabled(smoke):
+    out, _ = smoke
+    result = json.loads((out / 'acceptance.json').read_text())
+    data = result['data']
+    assert data['worker_images_per_s'] > 0
+    assert 'RandSACSegmentGenerator' in data['worker_ms_per_step']
+    assert set(data['workers_needed']) == {'eager', 'compiled'}
+    assert set(result['backbones']) == {'upernet', 'mask-rcnn'}
+    assert result['backbones']['mask-rcnn']['window_size'] == 14
+    text = (out / 'acceptance.md').read_text()
+    for heading in ('## Masked attention kernels', '## Training',
+                    '## Feeding the GPU', '## Downstream backbones'):
+        assert heading in text
+    assert result['environment']['gpu'] is None and result['smoke']
+    # Written after each part, so a run stopped early keeps what it has.
+    assert result['parts_done'] == ['check', 'train eager', 'train', 'data',
+                                    'backbones']
+    assert 'Parts done: check, train eager, train, data, backbones.' in text
+    # What a reader runs again.
+    assert re.fullmatch(r'python -m experiments\.benchmarks\.gpu_acceptance '
+                        r'--out \S+/acceptance --smoke', result['command'])

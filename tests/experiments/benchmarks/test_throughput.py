@@ -32,25 +32,27 @@ def test_benchmark_writes_rows_ratios_and_flops(tmp_path):
     proc = subprocess.run(
         [*COMMAND, '--settings', 'vit-t-cifar', '--dtypes', 'fp32',
          '--variants', 'reference', 'ours', 'ours-flex', '--batch-size', '2',
-         '--iters', '1', '--repeats', '1', '--warmup', '0', '--passes', '2',
+         '--iters', '1', '--repeats', '1', '--warmup', '0', '--passes', '1',
          '--out', str(out)],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert '(pass 2/2)' in proc.stdout
+    # One pass: each variant of each pass is a process of its own (seconds
+    # of imports); how passes pool is tested above.
+    assert '(pass 1/1)' in proc.stdout
     result = json.loads(out.read_text())
-    assert result['passes'] == 2
+    assert result['passes'] == 1
     rows = {r['variant']: r for r in result['rows']}
     assert set(rows) == {'reference', 'ours'}
     # flex_attention has no backward on a CPU: that variant fails, the
     # others are measured and written, and the failure is reported.
-    assert [r['variant'] for r in result['failed']] == ['ours-flex'] * 2
+    assert [r['variant'] for r in result['failed']] == ['ours-flex']
     assert 'FAILED' in proc.stdout and "under 'failed'" in proc.stdout
     # The end of the worker's traceback, not one line.
     assert 'File "' in result['failed'][0]['failed']
     assert result['command'].startswith(
         'python -m experiments.benchmarks.throughput --settings vit-t-cifar ')
     for row in rows.values():
-        assert len(row['rounds_ms']) == 2 and row['peak_mem_mib'] > 0
+        assert len(row['rounds_ms']) == 1 and row['peak_mem_mib'] > 0
         assert row['images_per_s'] == pytest.approx(
             2e3 / row['ms_per_iter'])
     assert rows['reference']['x_reference'] == 1.0
