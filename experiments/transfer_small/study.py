@@ -3,6 +3,7 @@
 the frozen readouts, the downstream runs, and the table of their metrics.
 """
 import json
+import os
 import os.path as osp
 import statistics
 import time
@@ -159,22 +160,27 @@ def downstream_encoder(checkpoint, img_size):
     """The encoder of a pretraining checkpoint as the downstream configs
     load it, by the converter users run (randsac2downstream.py): the same
     step for every pretraining, and the one that takes MAE's (its class
-    token dropped). Written beside the checkpoint, and made again when the
-    checkpoint is newer (a pretraining made again); returns its path."""
+    token dropped). Written beside the checkpoint with the checkpoint's
+    modification time, and made again when the checkpoint's differs (a
+    pretraining made again; an equality, so another machine's clock in the
+    times does not matter); returns its path."""
     from randsac_mm.checkpoint import (
         convert_for_downstream,
         read_checkpoint,
         save_atomic,
     )
     out = checkpoint[:-len('.pth')] + f'_encoder-{img_size}px.pth'
-    if osp.isfile(out) and osp.getmtime(out) >= osp.getmtime(checkpoint):
+    made = os.stat(checkpoint).st_mtime_ns
+    if osp.isfile(out) and os.stat(out).st_mtime_ns == made:
         return out
     _, state = read_checkpoint(checkpoint, checkpoint, UserError)
     depth = 1 + max(int(k.split('.')[2]) for k in state
                     if k.startswith('backbone.layers.'))
     encoder, _ = convert_for_downstream(state, img_size, num_layers=depth)
-    return save_atomic(
-        dict(state_dict=encoder, meta=dict(converted_from=checkpoint)), out)
+    save_atomic(dict(state_dict=encoder, meta=dict(converted_from=checkpoint)),
+                out)
+    os.utime(out, ns=(made, made))
+    return out
 
 
 def readout(name, checkpoint, settings, log=print):

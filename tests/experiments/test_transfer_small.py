@@ -376,18 +376,23 @@ def test_an_mae_checkpoint_reaches_the_pyramid_through_the_converter(
                                         'bicubic', 0)
         torch.testing.assert_close(loaded[key], expected, rtol=0, atol=0,
                                    msg=key)
-    # Converted once: a second call reuses the file ...
-    made = os.stat(encoder).st_mtime_ns
+    # Converted once, stamped with its checkpoint's time: a second call
+    # reuses the file (written anew, it would be another inode) ...
+    made = os.stat(mae_checkpoint).st_mtime_ns
+    first = os.stat(encoder)
+    assert first.st_mtime_ns == made
     assert study.downstream_encoder(mae_checkpoint, 64) == encoder
-    assert os.stat(encoder).st_mtime_ns == made
-    # ... unless its pretraining was made again since (older than it).
-    older = os.stat(mae_checkpoint).st_mtime_ns - 10**10
-    os.utime(encoder, ns=(older, older))
-    assert study.downstream_encoder(mae_checkpoint, 64) == encoder
-    again = os.stat(encoder).st_mtime_ns
-    assert again > older
-    assert study.downstream_encoder(mae_checkpoint, 64) == encoder
-    assert os.stat(encoder).st_mtime_ns == again
+    assert os.stat(encoder).st_ino == first.st_ino
+    # ... until its pretraining is made again: another time, later or
+    # earlier (another machine's clock).
+    for shift in (10**10, -10**10):
+        before = os.stat(encoder).st_ino
+        os.utime(mae_checkpoint, ns=(made + shift, made + shift))
+        assert study.downstream_encoder(mae_checkpoint, 64) == encoder
+        again = os.stat(encoder)
+        assert again.st_ino != before
+        assert again.st_mtime_ns == made + shift
+    os.utime(mae_checkpoint, ns=(made, made))
 
 
 def test_an_unconverted_mae_checkpoint_is_refused_naming_the_converter(
