@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 
 import pytest
 
@@ -124,7 +125,6 @@ def test_the_kernel_check_passes_on_the_cpu(smoke):
 
 @pytest.mark.heavy
 def test_tools_train_runs_eager_and_compiled_to_the_same_losses(smoke):
-    import tarfile
     out, _ = smoke
     train = json.loads((out / 'acceptance.json').read_text())['train']
     assert train['batch_size'] == 8 and train['images'] == 32
@@ -166,6 +166,7 @@ def test_data_and_backbones_are_measured_and_tabled(smoke):
     assert result['parts_done'] == ['check', 'train eager', 'train', 'data',
                                     'backbones']
     assert 'Parts done: check, train eager, train, data, backbones.' in text
-    # What a reader runs again.
-    assert re.fullmatch(r'python -m experiments\.benchmarks\.gpu_acceptance '
-                        r'--out \S+/acceptance --smoke', result['command'])
+    # What a reader runs again: the command the window ran, in its folder.
+    [ran] = re.findall(r'\] acceptance: \S+ (-m .* --smoke) \(at most',
+                       (out / 'window.log').read_text())
+    assert result['command'] == 'python ' + ran
