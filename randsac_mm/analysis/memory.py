@@ -29,9 +29,9 @@ from torch.utils.weak import WeakIdKeyDictionary
 
 from ..precision import resolve_precision
 
-__all__ = ['PeakMemory', 'estimate_memory', 'memory_report', 'saved_bytes',
-           'saved_activation_bytes', 'step_bytes', 'step_precision',
-           'worst_case_layouts']
+__all__ = ['PeakMemory', 'estimate_memory', 'fake_model', 'memory_report',
+           'saved_bytes', 'saved_activation_bytes', 'step_bytes',
+           'step_precision', 'worst_case_layouts']
 
 GiB = 2**30
 
@@ -124,6 +124,24 @@ def to_fake(model):
     return mode
 
 
+def fake_model(cfg):
+    """The config's pretraining model with fake weights, never allocated:
+    built on the meta device (no initialisation either, a second for a
+    ViT-L) and given fake CPU tensors of the same sizes.
+
+    Returns:
+        tuple[torch.nn.Module, FakeTensorMode]: the model (in train mode)
+        and the mode to run it under.
+    """
+    from ..apis.model import build_model
+    with torch.device('meta'):
+        model = build_model(cfg, init=False).train()
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    with mode:
+        model.to_empty(device='cpu')
+    return model, mode
+
+
 def precision(dtype):
     """The CPU's autocast to ``dtype``, or none for float32 (None): how a
     step runs under the precision a config gives a GPU."""
@@ -142,8 +160,8 @@ def saved_bytes(module, forward, dtype=None, mode=None):
         module (nn.Module): whose weights ``forward`` uses, in train mode.
         forward (Callable[[], Any]): runs the forward pass.
         dtype (torch.dtype | None): autocast dtype, or None for float32.
-        mode (FakeTensorMode | None): the mode :func:`to_fake` gave for
-            ``module``; None computes for real.
+        mode (FakeTensorMode | None): the mode :func:`to_fake` or
+            :func:`fake_model` gave for ``module``; None computes for real.
 
     Returns:
         int: bytes.
@@ -205,8 +223,8 @@ def step_bytes(model, batch_size, token_rank, dtype=None, mode=None):
         batch_size (int): images.
         token_rank (np.ndarray | None): int64 [B, N] (None: MAE).
         dtype (torch.dtype | None): autocast dtype, or None for float32.
-        mode (FakeTensorMode | None): the mode :func:`to_fake` gave for
-            ``model``; None computes for real.
+        mode (FakeTensorMode | None): the mode :func:`to_fake` or
+            :func:`fake_model` gave for ``model``; None computes for real.
 
     Returns:
         int: bytes.
@@ -258,9 +276,8 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
     on the CPU (tests/analysis/test_memory.py) and of the H100's allocated peak
     of the main config at 512 images (docs/benchmarks/gpu/).
     """
-    from ..apis.model import build_model
     from ..datasets.transforms import RandSACSegmentGenerator
-    model = build_model(cfg, init=False).train()  # sizes are all we need
+    model, mode = fake_model(cfg)  # sizes are all we need
     is_randsac = hasattr(model, 'plan_batch')
     if is_randsac:
         model.attention = 'sdpa'  # CUDA's kernel ('auto' on a GPU)
@@ -270,7 +287,6 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     largest_layer = max(sum(p.numel() for p in layer.parameters())
                         for layer in _layers(model))
-    mode = to_fake(model)
     batch_size = batch_size or cfg.train_dataloader.batch_size
     # Even batches: each holds the pair of worst-case layouts. The saved
     # activations grow linearly from the smallest batch on; the step's peak

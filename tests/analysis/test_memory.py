@@ -12,6 +12,7 @@ from mmengine.config import Config
 from randsac_mm.analysis.memory import (
     PeakMemory,
     estimate_memory,
+    fake_model,
     saved_activation_bytes,
     saved_bytes,
     step_loss,
@@ -121,10 +122,16 @@ def test_fake_tensors_keep_what_real_ones_keep(config):
     for dtype in (None, torch.bfloat16):
         real = saved_activation_bytes(model, 3, ranks, dtype)
         fake = build_model(cfg, seed=0).train()
-        if ranks is not None:
-            fake.attention = 'sdpa'
+        # Never allocated: built on the meta device (the estimate's way).
+        never_made, mode = fake_model(cfg)
+        assert never_made.training
+        for other in (fake, never_made):
+            if ranks is not None:
+                other.attention = 'sdpa'
         assert saved_activation_bytes(fake, 3, ranks, dtype,
                                       to_fake(fake)) == real > 0
+        assert saved_activation_bytes(never_made, 3, ranks, dtype,
+                                      mode) == real
 
 
 @pytest.mark.heavy

@@ -136,7 +136,10 @@ class RandSACDecoder(BaseModule):
         self.pos_embed = nn.Parameter(
             torch.zeros(1, self.grid[0] * self.grid[1], self.embed_dims),
             requires_grad=pos_embed_type == 'learned')
-        rates = torch.linspace(0, drop_path_rate, num_layers).tolist()
+        # Numbers, not weights: on the CPU wherever the weights are made
+        # (the memory estimate builds on the meta device).
+        rates = torch.linspace(0, drop_path_rate, num_layers,
+                               device='cpu').tolist()
         self.layers = ModuleList([
             RandSACDecoderLayer(self.embed_dims, num_heads,
                                 int(mlp_ratio * self.embed_dims),
