@@ -1,9 +1,14 @@
 """The studies' one rule for a gap over seeds: its standard error, and a
-verdict only beyond two of them."""
+verdict only beyond two of them, from three seeds or more."""
 import math
 import statistics
 
-__all__ = ['paired_gap', 'verdict']
+__all__ = ['MIN_SEEDS', 'paired_gap', 'verdict']
+
+# Two seeds give a standard error from one degree of freedom: two equal
+# differences (metrics are recorded to 0.1) make it zero, and any gap would
+# then pass 2 SE. Three seeds are the fewest a verdict is drawn from.
+MIN_SEEDS = 3
 
 
 def paired_gap(better, worse):
@@ -28,11 +33,18 @@ def paired_gap(better, worse):
     return dict(gap=statistics.fmean(differences), se=se, seeds=seeds)
 
 
-def verdict(gap, se, above='holds', below='reversed'):
+def verdict(gap, se, seeds, above='holds', below='reversed'):
     """``above`` for a gap beyond 2 SE, ``below`` for one beyond -2 SE,
-    else undecided; none without a standard error."""
-    if se is None:
-        return 'one seed: no standard error'
+    else undecided; none from fewer than :data:`MIN_SEEDS` seeds.
+
+    Args:
+        gap (float): the mean difference.
+        se (float | None): its standard error (None with one seed).
+        seeds (int): how many seeds the gap is over.
+    """
+    if seeds < MIN_SEEDS:
+        return f'{seeds} seed{"s" if seeds > 1 else ""}: ' \
+               f'no verdict below {MIN_SEEDS}'
     if gap > 2 * se:
         return above
     if gap < -2 * se:

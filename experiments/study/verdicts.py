@@ -69,7 +69,8 @@ def ordering_gaps(summaries, readouts, plan=SMALL_SCALE):
                 continue
             last = per_epoch[-1]
             entry['readouts'][readout] = dict(
-                by_epoch=per_epoch, verdict=verdict(last['gap'], last['se']))
+                by_epoch=per_epoch, verdict=verdict(last['gap'], last['se'],
+                                                   len(last['seeds'])))
         if entry['readouts']:
             orderings.append(entry)
     return orderings

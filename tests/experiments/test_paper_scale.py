@@ -121,7 +121,7 @@ def test_quick_study_records_plans_and_carries_runs(tmp_path):
     assert '| patch-raster < patch-random: Table "Serialization": random ' \
         'order beats raster | +20.00 |' in table
     assert '#### Not as the paper says' in table
-    assert 'one seed: no standard error' in table.split('Not as')[-1]
+    assert '1 seed: no verdict below 3' in table.split('Not as')[-1]
 
     # On another machine (a new work dir, the data elsewhere) the
     # committed records are the runs: nothing trains or reads out again,

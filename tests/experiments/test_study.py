@@ -65,7 +65,7 @@ def test_quick_study_writes_table_json_and_chart(tmp_path):
         summary['square-m2']['linear']['mean'] -
         summary['random']['linear']['mean'])
     assert ordering['readouts']['linear']['verdict'] == \
-        'one seed: no standard error'
+        '1 seed: no verdict below 3'
     table = (work / 'study.md').read_text()
     assert '| patch-raster | Serialization, patch-raster (ViT-T) | 55.53 |' \
         in table
@@ -408,7 +408,7 @@ def test_gaps_compare_the_seeds_both_variants_have():
     # Seed 1 only: 81.5 - 81.0, not 81.5 - mean(79, 81).
     assert squares['by_epoch'] == [dict(epoch=30, gap=pytest.approx(0.5),
                                         se=None, seeds=[1])]
-    assert squares['verdict'] == 'one seed: no standard error'
+    assert squares['verdict'] == '1 seed: no verdict below 3'
     blobs = by_pair[('patch-random', 'blob-k7')]['by_epoch'][0]
     assert blobs['seeds'] == [0, 1] and blobs['gap'] == pytest.approx(0.8)
     # variances 2.0 and 1.28 over 2 seeds each

@@ -55,7 +55,7 @@ def test_gains_are_paired_by_seed_with_their_standard_error():
     one = next(p for p in curve['points']
                if p['init'] == 'randsac-patch-random')
     assert one['gain_over_random'] == dict(gap=-1.0, se=None, seeds=[0])
-    assert one['verdict'] == 'one seed: no standard error'
+    assert one['verdict'] == '1 seed: no verdict below 3'
 
 
 def test_randsac_is_compared_with_mae_over_the_seeds_both_have():
@@ -74,6 +74,16 @@ def test_undecided_within_two_standard_errors():
                                      minutes={}))]
     mae, = curve_entries(results)['points']
     assert mae['verdict'] == 'undecided (within 2 SE)'
+
+
+def test_two_seeds_are_no_verdict_even_with_a_zero_standard_error():
+    # MAE's mask AP at 160 epochs: +0.5 on both seeds, so SE 0 and any gap
+    # would pass 2 SE; a third seed decides.
+    results = [(None, dict(rows=rows('random', [31.3, 31.6]), minutes={})),
+               (160, dict(rows=rows('mae', [31.8, 32.1]), minutes={}))]
+    mae, = curve_entries(results)['points']
+    assert mae['gain_over_random']['se'] == pytest.approx(0, abs=1e-12)
+    assert mae['verdict'] == '2 seeds: no verdict below 3'
 
 
 def test_random_init_runs_once_and_each_length_in_its_own_folders():
