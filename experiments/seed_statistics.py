@@ -33,20 +33,21 @@ def paired_gap(better, worse):
     return dict(gap=statistics.fmean(differences), se=se, seeds=seeds)
 
 
-def verdict(gap, se, seeds, above='holds', below='reversed'):
+def verdict(gap, above='holds', below='reversed'):
     """``above`` for a gap beyond 2 SE, ``below`` for one beyond -2 SE,
     else undecided; none from fewer than :data:`MIN_SEEDS` seeds.
 
     Args:
-        gap (float): the mean difference.
-        se (float | None): its standard error (None with one seed).
-        seeds (int): how many seeds the gap is over.
+        gap (dict): ``gap`` (the mean difference), ``se`` (its standard
+            error, None with one seed) and ``seeds`` (those it is over), as
+            :func:`paired_gap` gives them.
     """
+    seeds = len(gap['seeds'])
     if seeds < MIN_SEEDS:
         return f'{seeds} seed{"s" if seeds > 1 else ""}: ' \
                f'no verdict below {MIN_SEEDS}'
-    if gap > 2 * se:
+    if gap['gap'] > 2 * gap['se']:
         return above
-    if gap < -2 * se:
+    if gap['gap'] < -2 * gap['se']:
         return below
     return 'undecided (within 2 SE)'

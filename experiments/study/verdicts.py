@@ -67,10 +67,8 @@ def ordering_gaps(summaries, readouts, plan=SMALL_SCALE):
                                       seeds=seeds))
             if not per_epoch:
                 continue
-            last = per_epoch[-1]
             entry['readouts'][readout] = dict(
-                by_epoch=per_epoch, verdict=verdict(last['gap'], last['se'],
-                                                   len(last['seeds'])))
+                by_epoch=per_epoch, verdict=verdict(per_epoch[-1]))
         if entry['readouts']:
             orderings.append(entry)
     return orderings

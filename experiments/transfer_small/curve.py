@@ -109,18 +109,14 @@ def curve_entries(results):
                         seeds=sorted(mine),
                         mean=statistics.fmean(mine.values()),
                         gain_over_random=gain, verdict=gain and verdict(
-                            gain['gap'], gain['se'], len(gain['seeds']),
-                            'above random init',
-                            'below random init')))
+                            gain, 'above random init', 'below random init')))
                 for init in RANDSAC:
                     gap = paired_gap(values[init], values['mae'])
                     if gap:
                         versus.append(dict(
                             task=task, metric=metric, epochs=n, init=init,
-                            **gap, verdict=verdict(
-                                gap['gap'], gap['se'], len(gap['seeds']),
-                                'RandSAC above',
-                                'MAE above')))
+                            **gap, verdict=verdict(gap, 'RandSAC above',
+                                                  'MAE above')))
     random = [dict(task=task, metric=metric,
                    values=by_seed(random_rows, task, metric, 'random'))
               for task, spec in TASKS.items() for metric in spec['metrics']]
