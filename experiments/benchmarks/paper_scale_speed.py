@@ -27,12 +27,25 @@ model's FLOPs per image from ``randsac_mm.analysis.flops``, x 3 for the
 backward, times images/s, over ``--peak-tflops`` or the GPU's bf16 peak).
 The first ``--warmup`` steps (loader start, compilation) are not timed.
 
+``--processes 2 4`` asks how many runs share one GPU: for each count, that
+many copies of the timing run at once, each its own process with its own
+model and loader on the same device, and start timing together (each
+waits, after its warmup, until all are ready). Their row: the images
+they trained together over the wall time from the first start to the
+last end (``images_per_s``), each process's own rate
+(``per_process``), and ``processes``. A count of 1 is the timing itself.
+
 Images: Fashion-MNIST's IDX files with ``--data-root``; else MNIST5k's
 4,000 training digits at 32 px, real images that install with the package
 (a 32 px image costs the same to crop whatever it shows).
 """
 import argparse
+import json
+import os
 import os.path as osp
+import subprocess
+import sys
+import tempfile
 import time
 
 from randsac_mm.cli.args import (
@@ -108,10 +121,11 @@ def flops_per_image(cfg):
     return 2 * 3 * macs
 
 
-def time_steps(cfg, device, steps, warmup, compiled):
+def time_steps(cfg, device, steps, warmup, compiled, ready=None):
     """Times ``steps`` training steps after ``warmup``; returns (images
     they trained on, their seconds, the seconds spent waiting for data,
-    peak memory MiB)."""
+    peak memory MiB, the wall clock's start and end of the timing).
+    ``ready``: called after the warmup, returns when timing may start."""
     import torch
     from mmengine.optim import build_optim_wrapper
     from mmengine.runner import Runner
@@ -141,10 +155,13 @@ def time_steps(cfg, device, steps, warmup, compiled):
     for _ in range(warmup):
         model.train_step(next(feed), optim)
     sync()
+    if ready is not None:
+        ready()
     if device == 'cuda':
         torch.cuda.reset_peak_memory_stats()
     waited = spent = 0.0
     images = 0
+    began = time.time()
     with RssSampler() as rss:
         for _ in range(steps):
             start = time.perf_counter()
@@ -155,9 +172,68 @@ def time_steps(cfg, device, steps, warmup, compiled):
             waited += got - start
             spent += time.perf_counter() - start
             images += len(data['inputs'])  # an epoch's last batch: fewer
+    ended = time.time()
     peak = torch.cuda.max_memory_allocated() / 2**20 if device == 'cuda' \
         else rss.peak
-    return images, spent, waited, peak
+    return images, spent, waited, peak, began, ended
+
+
+# A copy started by --processes: the folder where it and its siblings say
+# they are ready, and how many they are.
+BARRIER = 'RANDSAC_SPEED_BARRIER'
+
+
+def barrier(path):
+    """``ready()`` for ``time_steps`` in a copy that --processes started
+    (None in a lone run): says this copy is ready for ``path``, then waits
+    until every copy is."""
+    if BARRIER not in os.environ:
+        return None
+    folder, count = os.environ[BARRIER].rsplit(':', 1)
+
+    def ready():
+        open(osp.join(folder, f'{path}.{os.getpid()}'), 'w').close()
+        while sum(name.startswith(path + '.')
+                  for name in os.listdir(folder)) < int(count):
+            time.sleep(0.05)
+    return ready
+
+
+def run_copies(argv, count, path):
+    """Runs ``count`` copies of this tool with ``argv`` on ``path`` at once
+    (their timings started together); returns their JSON results."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, **{BARRIER: f'{folder}:{count}'})
+        outs = [osp.join(folder, f'copy{i}.json') for i in range(count)]
+        copies = [subprocess.Popen(
+            [sys.executable, '-m', 'experiments.benchmarks.paper_scale_speed',
+             *argv, '--paths', path, '--processes', '1', '--out', out],
+            env=env, cwd=REPO_ROOT) for out in outs]
+        codes = [copy.wait() for copy in copies]
+        if any(codes):
+            raise RuntimeError(f'--processes {count}: copies exited with '
+                               f'{codes}; their output is above')
+        results = []
+        for out in outs:
+            with open(out) as f:
+                results.append(json.load(f))
+        return results
+
+
+def copies_row(results, count):
+    """One row of ``count`` copies' results: their images over the wall
+    time from the first start to the last end."""
+    rows = [r['rows'][0] for r in results]
+    images = sum(r['images'] for r in rows)
+    wall = max(r['ended'] for r in rows) - min(r['began'] for r in rows)
+    return dict(rows[0], processes=count, images=images,
+                images_per_s=images / wall, seconds=wall,
+                step_s=sum(r['step_s'] for r in rows) / count,
+                per_process=[r['images_per_s'] for r in rows],
+                data_wait_share=max(r['data_wait_share'] for r in rows),
+                peak_memory=max(r['peak_memory'] for r in rows),
+                mfu=None if rows[0]['mfu'] is None else  # FLOPs ~ images
+                rows[0]['mfu'] * images / wall / rows[0]['images_per_s'])
 
 
 def parse_args(argv=None):
@@ -187,6 +263,11 @@ def parse_args(argv=None):
                         help='Fashion-MNIST IDX folder; None: MNIST5k')
     parser.add_argument('--paths', nargs='+', choices=PATHS,
                         default=list(PATHS), help='the data paths timed')
+    parser.add_argument('--processes', nargs='+', type=positive_int,
+                        default=[1], metavar='N',
+                        help='for each N, N copies timed at once on the '
+                        'device (each its own process, model and loader): '
+                        'how many runs share a GPU')
     parser.add_argument('--out', help='JSON file; None: not written')
     add_debug_arg(parser)
     return parser, parser.parse_args(argv)
@@ -212,26 +293,33 @@ def main(argv=None):
     batch = args.batch_size or loader.batch_size
     workers = loader.num_workers if args.workers is None else args.workers
     rows = []
-    for path in args.paths:
-        cfg = path_config(args.config, path, workers, batch, args.data_root)
-        images, spent, waited, memory = time_steps(
-            cfg, args.device, args.steps, args.warmup, args.compile)
-        rate = images / spent
-        flops = flops_per_image(cfg)
-        row = dict(path=path, images_per_s=rate,
-                   data_wait_share=waited / spent, peak_memory=memory,
-                   batch=batch, workers=workers, step_s=spent / args.steps,
-                   mfu=flops * rate / (peak * 1e12) if flops and peak
-                   else None)
-        rows.append(row)
-        mfu = f", MFU {row['mfu']:.1%}" if row['mfu'] is not None else ''
-        print(f'{path:10s} {rate:8.0f} images/s, {row["step_s"]:.3f} s a '
-              f'step of {batch}, waiting for data '
-              f"{row['data_wait_share']:.1%}, peak {memory:.0f} MiB{mfu}",
-              flush=True)
-    if len(rows) == 2:
+    for count in args.processes:
+        for path in args.paths:
+            if count == 1:
+                cfg = path_config(args.config, path, workers, batch,
+                                  args.data_root)
+                images, spent, waited, memory, began, ended = time_steps(
+                    cfg, args.device, args.steps, args.warmup, args.compile,
+                    ready=barrier(path))
+                rate = images / spent
+                flops = flops_per_image(cfg)
+                row = dict(path=path, processes=1, images_per_s=rate,
+                           data_wait_share=waited / spent,
+                           peak_memory=memory, batch=batch, workers=workers,
+                           step_s=spent / args.steps, images=images,
+                           began=began, ended=ended,
+                           mfu=flops * rate / (peak * 1e12)
+                           if flops and peak else None)
+            else:
+                row = copies_row(run_copies(copy_argv(args, batch, workers),
+                                            count, path), count)
+            rows.append(row)
+            print_row(row)
+    alone = {r['path']: r['images_per_s'] for r in rows
+             if r['processes'] == 1}
+    if len(alone) == 2:
         print(f"on_device / per_sample: "
-              f"{rows[0]['images_per_s'] / rows[1]['images_per_s']:.2f}x")
+              f"{alone['on_device'] / alone['per_sample']:.2f}x")
     if args.out:
         write_json(args.out, dict(
             rows=rows, config=args.config, device=args.device,
@@ -242,6 +330,35 @@ def main(argv=None):
             images=f'Fashion-MNIST at {args.data_root}' if args.data_root
             else 'MNIST5k training digits, 32 px',
             machine=machine, commit=code_commit()))
+
+
+def copy_argv(args, batch, workers):
+    """The arguments a copy started by --processes times with: these
+    ones' (its path, count and JSON file added by ``run_copies``)."""
+    argv = ['--config', args.config, '--device', args.device,
+            '--batch-size', str(batch), '--workers', str(workers),
+            '--steps', str(args.steps), '--warmup', str(args.warmup)]
+    if args.compile:
+        argv.append('--compile')
+    if args.peak_tflops:
+        argv += ['--peak-tflops', str(args.peak_tflops)]
+    if args.data_root:
+        argv += ['--data-root', args.data_root]
+    return argv
+
+
+def print_row(row):
+    """A row's line: its path (and processes), images/s, step, wait,
+    peak memory and MFU."""
+    name = row['path'] if row['processes'] == 1 else \
+        f"{row['path']} x{row['processes']}"
+    mfu = f", MFU {row['mfu']:.1%}" if row['mfu'] is not None else ''
+    each = '' if row['processes'] == 1 else ' (each: ' + ', '.join(
+        f'{r:.0f}' for r in row['per_process']) + ')'
+    print(f"{name:10s} {row['images_per_s']:8.0f} images/s{each}, "
+          f"{row['step_s']:.3f} s a step of {row['batch']}, waiting for "
+          f"data {row['data_wait_share']:.1%}, peak "
+          f"{row['peak_memory']:.0f} MiB{mfu}", flush=True)
 
 
 if __name__ == '__main__':

@@ -5,9 +5,11 @@ repository root:
     python -m experiments.benchmarks.step_profile [--setting vit-b-in1k] \
         [--batch-size 512] [--modes eager compiled] [--steps 20] \
         [--warmup 5] [--profile-steps 3] [--top 15] \
-        --out work_dirs/step_profile
+        [--attention sdpa explicit flex] --out work_dirs/step_profile
 
-On an H100: ``--batch-size 512 --modes eager compiled``.
+On an H100: ``--batch-size 512 --modes eager compiled``; the attention
+kernels against each other: ``--modes compiled --attention sdpa explicit
+flex``.
 
 The step is the one ``tools/train.py`` runs: ``model.train_step`` with the
 setting's pretraining config's model, data preprocessor and optimizer
@@ -15,7 +17,9 @@ wrapper (bf16 autocast on CUDA, its parameter groups, fused AdamW), on
 random uint8 images and the config's layouts (``throughput.layouts``), so
 no data loader stands between the figures and the model. The mode
 ``compiled`` compiles the loss as ``tools/train.py --compile`` does
-(``compile_loss``).
+(``compile_loss``). ``--attention`` runs each mode with each named kernel
+(``randsac_mm.models.attention``) in place of the config's own; each
+(mode, kernel) pair is one entry, named ``mode (kernel)``.
 
 Writes ``step_profile.json`` and ``step_profile.md`` in ``--out`` after
 each mode (so a run stopped while compiling keeps the eager figures), for
@@ -26,7 +30,8 @@ first step's seconds (compilation, with ``--compile``), the median of
 ``--top`` entries by self time on the device (CUDA kernels on a GPU, aten
 operators on a CPU): calls and milliseconds per step and their share of
 the device's busy time, with that busy time's share of the wall time (the
-rest is the device waiting on the host).
+rest is the device waiting on the host); on a GPU also the operators
+ranked by the time of the kernels they launched.
 """
 import argparse
 import os.path as osp
@@ -48,10 +53,11 @@ from .throughput import SETTINGS, forward_macs, image_size, layouts
 PROG = 'python -m experiments.benchmarks.step_profile'
 
 
-def build_step(setting, batch_size, device, compiled):
+def build_step(setting, batch_size, device, compiled, attention=None):
     """``step(i)``: the i-th training step of ``setting`` at ``batch_size``
     on ``device`` (the config's model and optimizer wrapper, a pool of the
-    config's layouts cycled through); returns the loss."""
+    config's layouts cycled through); returns the loss. ``attention``: a
+    kernel's name in place of the config's (None: the config's)."""
     import torch
     from mmengine.optim import build_optim_wrapper
 
@@ -60,6 +66,8 @@ def build_step(setting, batch_size, device, compiled):
 
     from .throughput import setting_config
     cfg = setting_config(setting)
+    if attention is not None:
+        cfg.model.attention = attention
     model = build_model(cfg, None, seed=0).to(device)
     model.train()
     if compiled:
@@ -79,26 +87,52 @@ def build_step(setting, batch_size, device, compiled):
 
 
 def profile_rows(prof, device, steps, top):
-    """The top ``top`` entries by self device time (self CPU time on a
-    CPU), per step, and the device's busy milliseconds per step."""
+    """The top ``top`` entries by self time on the device, per step, and the
+    device's busy milliseconds per step.
+
+    On a GPU, ``key_averages()`` holds the kernels (events on the device)
+    and the operators that launched them (events on the CPU, whose self
+    device time is their kernels' time again): busy time and the kernel
+    rows count the kernels alone, and the operators are ranked apart by
+    their kernels' time (``operators``). On a CPU, the operators' self CPU
+    time, with no ``operators`` rows.
+
+    Returns:
+        (rows, busy, operators): lists of dict(name, calls, ms, share) and
+        the busy milliseconds per step that ``share`` divides.
+    """
+    from torch.autograd import DeviceType
     events = prof.key_averages()
-    key = 'self_device_time_total' if device == 'cuda' else \
-        'self_cpu_time_total'
-    busy = sum(getattr(e, key) for e in events) / 1e3 / steps
-    ranked = sorted(events, key=lambda e: getattr(e, key), reverse=True)
-    rows = [dict(name=e.key, calls=e.count / steps,
-                 ms=getattr(e, key) / 1e3 / steps,
-                 share=getattr(e, key) / 1e3 / steps / busy if busy else 0)
-            for e in ranked[:top] if getattr(e, key) > 0]
-    return rows, busy
+    if device == 'cuda':
+        key = 'self_device_time_total'
+        kernels = [e for e in events if e.device_type != DeviceType.CPU]
+        launchers = [e for e in events if e.device_type == DeviceType.CPU]
+    else:
+        key, kernels, launchers = 'self_cpu_time_total', list(events), []
+    busy = sum(getattr(e, key) for e in kernels) / 1e3 / steps
+
+    def ranked(entries):
+        entries = sorted(entries, key=lambda e: getattr(e, key), reverse=True)
+        return [dict(name=e.key, calls=e.count / steps,
+                     ms=getattr(e, key) / 1e3 / steps,
+                     share=getattr(e, key) / 1e3 / steps / busy if busy else 0)
+                for e in entries[:top] if getattr(e, key) > 0]
+    return ranked(kernels), busy, ranked(launchers)
 
 
-def profile_mode(args, compiled):
-    """One mode's figures (``compiled``: the loss compiled)."""
+def entry_name(compiled, attention):
+    """An entry's name: its mode, and its kernel where one was named."""
+    mode = 'compiled' if compiled else 'eager'
+    return mode if attention is None else f'{mode} ({attention})'
+
+
+def profile_mode(args, compiled, attention=None):
+    """One mode's figures (``compiled``: the loss compiled; ``attention``:
+    a kernel's name, None: the config's)."""
     import torch
     device = args.device
     batch = args.batch_size or SETTINGS[args.setting][1]
-    step = build_step(args.setting, batch, device, compiled)
+    step = build_step(args.setting, batch, device, compiled, attention)
 
     def sync():
         if device == 'cuda':
@@ -108,7 +142,7 @@ def profile_mode(args, compiled):
     step(0)
     sync()
     first = time.perf_counter() - start
-    name = 'compiled' if compiled else 'eager'
+    name = entry_name(compiled, attention)
     print(f'[step_profile] {name}: first step {first:.1f} s', flush=True)
     for i in range(1, args.warmup):
         step(i)
@@ -131,7 +165,8 @@ def profile_mode(args, compiled):
             loss = step(args.warmup + args.steps + i)
         sync()
         wall = (time.perf_counter() - start) / args.profile_steps * 1e3
-    rows, busy = profile_rows(prof, device, args.profile_steps, args.top)
+    rows, busy, operators = profile_rows(prof, device, args.profile_steps,
+                                         args.top)
     tflops = batch / seconds * args.flops_per_image / 1e12
     print(f'[step_profile] {name}: {seconds * 1e3:.1f} ms/step', flush=True)
     return dict(
@@ -140,9 +175,10 @@ def profile_mode(args, compiled):
         mfu=tflops / args.peak if args.peak else None,
         peak_allocated_gib=(torch.cuda.max_memory_allocated() / 2**30
                             if device == 'cuda' else None),
-        loss=float(loss.detach()), profiled_ms_per_step=wall,
+        attention=attention, loss=float(loss.detach()),
+        profiled_ms_per_step=wall,
         device_busy_ms_per_step=busy, device_busy_share=busy / wall,
-        top=rows)
+        top=rows, top_operators=operators)
 
 
 def profile_main(argv=None):
@@ -158,15 +194,19 @@ def profile_main(argv=None):
         setting=args.setting, config=SETTINGS[args.setting][0],
         batch_size=args.batch_size or SETTINGS[args.setting][1],
         device=args.device, steps=args.steps, warmup=args.warmup,
-        profiled_steps=args.profile_steps,
+        profiled_steps=args.profile_steps, modes_run=args.modes,
+        attention=[a for a in args.attention if a is not None],
         flops_per_image=args.flops_per_image, peak_tflops=args.peak,
         machine=env, commit=code_commit(), modes={})
     for mode in args.modes:
-        result['modes'][mode] = profile_mode(args, mode == 'compiled')
-        write_json(osp.join(args.out, 'step_profile.json'), result)
-        text = markdown(result)
-        with open(osp.join(args.out, 'step_profile.md'), 'w') as f:
-            f.write(text)
+        for attention in args.attention:
+            name = entry_name(mode == 'compiled', attention)
+            result['modes'][name] = profile_mode(args, mode == 'compiled',
+                                                 attention)
+            write_json(osp.join(args.out, 'step_profile.json'), result)
+            text = markdown(result)
+            with open(osp.join(args.out, 'step_profile.md'), 'w') as f:
+                f.write(text)
     print(text)
 
 
@@ -174,13 +214,15 @@ def markdown(result):
     """The result as step_profile.md: one section per mode."""
     r = result
     what = 'CUDA kernels' if r['device'] == 'cuda' else 'aten operators'
+    kernels = ' --attention ' + ' '.join(r['attention']) \
+        if r.get('attention') else ''
     lines = [
         f"# One training step of `{r['config']}`", '',
         f"Batch {r['batch_size']} on {r['machine'].get('gpu') or 'the CPU'}"
         f" ({r['device']}); code {r['commit']}. Command: `{PROG} --setting "
         f"{r['setting']} --batch-size {r['batch_size']} --modes "
-        f"{' '.join(r['modes'])}`. Median of {r['steps']} steps after "
-        f"{r['warmup']}; {r['profiled_steps']} profiled.", '']
+        f"{' '.join(r['modes_run'])}{kernels}`. Median of {r['steps']} "
+        f"steps after {r['warmup']}; {r['profiled_steps']} profiled.", '']
     for mode, m in r['modes'].items():
         mfu = f"{m['mfu']:.1%}" if m['mfu'] is not None else '-'
         lines += [
@@ -191,17 +233,27 @@ def markdown(result):
             f"{m['profiled_ms_per_step']:.1f} ms a step, the device busy "
             f"{m['device_busy_ms_per_step']:.1f} ms of it "
             f"({m['device_busy_share']:.0%}).", '',
-            f'Top {what} by self time on the device, per step:', '',
-            '| name | calls | ms | share of busy |',
-            '| --- | ---: | ---: | ---: |']
-        for row in m['top']:
-            name = row['name'].replace('|', '\\|')
-            if len(name) > 90:
-                name = name[:87] + '...'
-            lines.append(f"| `{name}` | {row['calls']:.0f} | "
-                         f"{row['ms']:.2f} | {row['share']:.1%} |")
-        lines.append('')
+            f'Top {what} by self time on the device, per step:', '']
+        lines += table(m['top'])
+        if m.get('top_operators'):
+            lines += ['Top operators by the time of the kernels they '
+                      'launched, per step:', '']
+            lines += table(m['top_operators'])
     return '\n'.join(lines)
+
+
+def table(rows):
+    """Markdown lines of ``rows`` (dict(name, calls, ms, share)), then a
+    blank line."""
+    lines = ['| name | calls | ms | share of busy |',
+             '| --- | ---: | ---: | ---: |']
+    for row in rows:
+        name = row['name'].replace('|', '\\|')
+        if len(name) > 90:
+            name = name[:87] + '...'
+        lines.append(f"| `{name}` | {row['calls']:.0f} | "
+                     f"{row['ms']:.2f} | {row['share']:.1%} |")
+    return lines + ['']
 
 
 def parse_args(argv=None):
@@ -219,6 +271,12 @@ def parse_args(argv=None):
                         default=['eager'],
                         help='in order; compiled: the loss compiled as '
                         'tools/train.py --compile does')
+    parser.add_argument('--attention', nargs='+', default=None,
+                        metavar='KERNEL',
+                        help='attention kernels (a registered name: '
+                        "explicit, flex, sdpa, or one of a user's), each "
+                        "run in every mode in place of the config's own; "
+                        "None: the config's")
     parser.add_argument('--steps', type=positive_int, default=20,
                         help='timed steps (the median counts)')
     parser.add_argument('--warmup', type=positive_int, default=5,
@@ -240,6 +298,13 @@ def parse_args(argv=None):
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     import torch
+
+    from randsac_mm.models.attention import ATTENTION_KERNELS
+    for name in args.attention or ():
+        if name not in ATTENTION_KERNELS:
+            parser.error(f'argument --attention: {name!r} is no registered '
+                         f'kernel; choose from {sorted(ATTENTION_KERNELS)}')
+    args.attention = args.attention or [None]
     if args.device is None:
         args.device = 'cuda' if torch.cuda.is_available() else 'cpu'
     if args.device == 'cuda' and not torch.cuda.is_available():

@@ -39,8 +39,10 @@ def estimates(settings, runs):
     if osp.exists(SPEED):
         with open(SPEED) as f:
             speed = json.load(f)
+        # One run alone on the device (--processes rows share it).
         measured = [r['images_per_s'] for r in speed['rows']
-                    if r['path'] == 'on_device']
+                    if r['path'] == 'on_device'
+                    and r.get('processes', 1) == 1]
         if measured:
             rate, source = measured[0], (
                 f"{measured[0]:,.0f} images/s measured on "

@@ -29,7 +29,8 @@ def window(*args, root=REPO_ROOT, env=None):
 
 @pytest.mark.parametrize('args, message', [
     (['OUT', '9', 'acceptance', 'mfu'],
-     "PART 'mfu' unknown; choose from profile, acceptance, speed, study"),
+     "PART 'mfu' unknown; choose from profile, kernels, acceptance, speed, "
+     'fit, study'),
     (['OUT', '0'], 'MINUTES must be a whole number of minutes >= 1'),
     (['OUT', '2.5'], 'MINUTES must be a whole number'),
     (['--fast', 'OUT'], 'unknown option --fast (allowed: --smoke'),
@@ -65,18 +66,24 @@ def test_what_the_parts_need_is_checked_before_anything_runs(tmp_path):
 
 @pytest.fixture(scope='module')
 def smoke(tmp_path_factory):
-    """The smoke window's $OUT and output, its three parts run once: the
-    tests below read what it brought back (the acceptance run's too)."""
+    """The smoke window's $OUT (its archive unpacked) and output, four
+    parts run once (speed is fit's tool run alone): the tests below read
+    what it brought back (the acceptance run's too)."""
     tmp_path = tmp_path_factory.mktemp('window')
     data = write_mnist(str(tmp_path / 'fmnist'), train=40, test=20)
     out = tmp_path / 'out'
     # As on a node: no git (GIT_DIR names none), the commit given.
     proc = run_tool(['bash', WINDOW, '--smoke', '--no-install',
-                     '--data-root', data, out, '6', 'profile', 'acceptance',
-                     'speed'],
+                     '--data-root', data, out, '8', 'profile', 'kernels',
+                     'acceptance', 'fit'],
                     env={COMMIT_VARIABLE: 'abcdef1', 'GIT_DIR': str(
-                        tmp_path / 'no-git')}, timeout=300)
-    return out, proc
+                        tmp_path / 'no-git')}, timeout=420)
+    # What came back: window.log and, past 8 files, the others packed.
+    assert sorted(os.listdir(out)) == ['window.log', 'window_files.tar.gz']
+    with tarfile.open(out / 'window_files.tar.gz') as files:
+        files.extractall(out / 'unpacked', filter='data')
+    os.replace(out / 'window.log', out / 'unpacked' / 'window.log')
+    return out / 'unpacked', proc
 
 
 @pytest.mark.heavy
@@ -85,16 +92,22 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
     # What comes back: plain files, few enough for a lent machine's $OUT.
     assert sorted(os.listdir(out)) == [
         'acceptance.json', 'acceptance.md', 'acceptance_logs.tar.gz',
-        'paper_scale_speed.json', 'step_profile.json', 'step_profile.md',
-        'window.log']
+        'paper_scale_fit.json', 'step_profile.json', 'step_profile.md', 'step_profile_kernels.json',
+        'step_profile_kernels.md', 'window.log']
     acceptance = json.loads((out / 'acceptance.json').read_text())
-    speed = json.loads((out / 'paper_scale_speed.json').read_text())
     assert acceptance['environment']['commit'] == 'abcdef1'
-    assert speed['commit'] == 'abcdef1' and speed['device'] == 'cpu'
     profile = json.loads((out / 'step_profile.json').read_text())
     assert profile['commit'] == 'abcdef1'
     assert list(profile['modes']) == ['eager', 'compiled']
-    assert 'images/s' in (out / 'window.log').read_text()
+    kernels = json.loads((out / 'step_profile_kernels.json').read_text())
+    assert list(kernels['modes']) == ['eager (explicit)', 'eager (sdpa)']
+    fit = json.loads((out / 'paper_scale_fit.json').read_text())
+    assert [(r['path'], r['processes']) for r in fit['rows']] == [
+        ('per_sample', 2)]
+    assert len(fit['rows'][0]['per_process']) == 2
+    assert fit['commit'] == 'abcdef1' and fit['device'] == 'cpu'
+    log = (out / 'window.log').read_text()
+    assert 'images/s' in log and 'window_files.tar.gz' in log
     assert 'done; in' in proc.stdout
 
 

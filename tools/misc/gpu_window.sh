@@ -8,17 +8,25 @@
 #   RANDSAC_COMMIT=<commit> bash tools/misc/gpu_window.sh OUT [MINUTES [PART...]]
 #
 #   OUT       folder for what comes back (made if missing): window.log and
-#             each part's files, at most 8 files, none in a subfolder
+#             each part's files, none in a subfolder; past 8 files (what a
+#             lent machine brings back), all but window.log in
+#             window_files.tar.gz
 #   MINUTES   the window's budget (default 9). A part runs under `timeout`
 #             with what is left less the least times of the parts after it
 #             (so an early part cannot take a later one's time), and is
 #             skipped when that is below its own least time
-#   PART      in order (default: profile speed; the first window ran
-#             acceptance speed):
+#   PART      in order (default: kernels fit; the first window ran
+#             acceptance speed, the second profile speed, then acceptance):
 #     profile     python -m experiments.benchmarks.step_profile of the main
 #                 config at batch 512, eager and then compiled:
 #                 step_profile.json and step_profile.md (ms/step, MFU, the
 #                 first step's seconds, the top kernels and their share)
+#     kernels     the same, compiled, with each attention kernel in turn
+#                 (sdpa, explicit, flex): step_profile_kernels.json and .md
+#     fit         python -m experiments.benchmarks.paper_scale_speed on the
+#                 per-sample path, compiled, by 2 and then 4 processes at
+#                 once on the one GPU: paper_scale_fit.json (how many
+#                 paper-scale runs share a GPU, and at what speed each)
 #     acceptance  python -m experiments.benchmarks.gpu_acceptance: acceptance.json and
 #                 acceptance.md (written after each of its parts, so a run
 #                 stopped early keeps what it measured), acceptance_logs.tar.gz
@@ -59,13 +67,13 @@ done
 out=$1 minutes=${2:-9}
 shift $(( $# >= 2 ? 2 : 1 ))
 parts=("$@")
-[[ ${#parts[@]} -eq 0 ]] && parts=(profile speed)
+[[ ${#parts[@]} -eq 0 ]] && parts=(kernels fit)
 [[ $minutes =~ ^[0-9]+$ ]] && minutes=$(( 10#$minutes )) && (( minutes >= 1 )) ||
     fail "MINUTES must be a whole number of minutes >= 1, got '$minutes'"
 for part in "${parts[@]}"; do
     case $part in
-        profile|acceptance|speed|study) ;;
-        *) fail "PART '$part' unknown; choose from profile, acceptance, speed, study" ;;
+        profile|kernels|acceptance|speed|fit|study) ;;
+        *) fail "PART '$part' unknown; choose from profile, kernels, acceptance, speed, fit, study" ;;
     esac
 done
 
@@ -96,7 +104,7 @@ if install and not missing:
     if int(setuptools.__version__.split('.')[0]) < 64:
         missing.append(f'setuptools >= 64 (found {setuptools.__version__}): '
                        'pip install -e . of the copy')
-if {'speed', 'study'} & set(parts):
+if {'speed', 'fit', 'study'} & set(parts):
     for split in ('train', 't10k'):
         for kind in ('images-idx3', 'labels-idx1'):
             name = f'{split}-{kind}-ubyte'
@@ -126,10 +134,11 @@ left() { echo $(( deadline - reserve - $(date +%s) )); }
 
 # Each part's least useful time (seconds): below it the part is skipped.
 # Measured on the first H100 window (2026-11-28): the acceptance run's
-# check and eager run 190 s (its compiled run did not end in 260 s more);
-# speed 88 s, imports and compilation included.
-declare -A least=([profile]=180 [acceptance]=240 [speed]=120 [study]=120)
-if (( smoke )); then least=([profile]=20 [acceptance]=20 [speed]=10 [study]=20); fi
+# check and eager run 190 s; on the H200 window (2026-11-30): profile 98 s
+# (eager, then compiled: its first step 47 s), speed 99 s, the whole
+# acceptance run 326 s. kernels compiles three times, fit runs two timings.
+declare -A least=([profile]=120 [kernels]=240 [acceptance]=240 [speed]=120 [fit]=180 [study]=120)
+if (( smoke )); then least=([profile]=20 [kernels]=20 [acceptance]=20 [speed]=10 [fit]=20 [study]=20); fi
 
 if (( install )); then
     version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
@@ -200,6 +209,31 @@ for i in "${!parts[@]}"; do
         run_part "$i" profile "$python" -m experiments.benchmarks.step_profile "${extra[@]}" \
             --modes eager compiled --out "$out"
         ;;
+    kernels)
+        if (( smoke )); then
+            extra=(--device cpu --setting vit-t-cifar --batch-size 4 --steps 1 --warmup 1 --profile-steps 1
+                   --modes eager --attention explicit sdpa)
+        else
+            extra=(--device cuda --setting vit-b-in1k --batch-size 512 --modes compiled
+                   --attention sdpa explicit flex)
+        fi
+        # Each kernel's figures are written as it ends: a kernel that
+        # outlasts the part leaves the ones before it.
+        run_part "$i" kernels "$python" -m experiments.benchmarks.step_profile "${extra[@]}" \
+            --out "$work/kernels"
+        for f in "$work"/kernels/step_profile.{json,md}; do
+            [[ -f $f ]] && cp "$f" "$out/step_profile_kernels.${f##*.}"
+        done
+        ;;
+    fit)
+        if (( smoke )); then
+            extra=(--device cpu --batch-size 4 --steps 2 --warmup 1 --workers 0 --processes 2)
+        else
+            extra=(--device cuda --compile --steps 40 --warmup 8 --processes 2 4)
+        fi
+        run_part "$i" fit "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
+            --paths per_sample --out "$out/paper_scale_fit.json"
+        ;;
     acceptance)
         if (( smoke )); then extra=(--smoke); else extra=(); fi
         run_part "$i" acceptance "$python" -m experiments.benchmarks.gpu_acceptance --out "$work/acceptance" "${extra[@]}"
@@ -236,5 +270,12 @@ for i in "${!parts[@]}"; do
         ;;
     esac
 done
+# A lent machine brings back at most 8 files: past that, all but the log
+# go back in one archive.
+if (( $(ls "$out" | wc -l) > 8 )); then
+    (cd "$out" && tar czf window_files.tar.gz --exclude window.log --exclude window_files.tar.gz -- * &&
+        find . -maxdepth 1 -type f ! -name window.log ! -name window_files.tar.gz -delete)
+    say "more than 8 files: all but window.log packed in window_files.tar.gz"
+fi
 say "done; in $out: $(cd "$out" && ls | tr '\n' ' ')"
 exit $status

@@ -2,12 +2,21 @@
 training step timed on both data paths, printed and written in the issue's
 rows."""
 import json
+import os
 import os.path as osp
+import threading
 
 import pytest
 from mmengine.config import Config
 
-from experiments.benchmarks.paper_scale_speed import PATHS, ROW, path_config
+from experiments.benchmarks.paper_scale_speed import (
+    BARRIER,
+    PATHS,
+    ROW,
+    barrier,
+    copies_row,
+    path_config,
+)
 
 from ...conftest import REPO_ROOT, run_tool
 
@@ -64,3 +73,37 @@ def test_both_paths_are_timed_printed_and_written(tmp_path):
     # ViT-T/4 with its 3-layer decoder: about 1 to 3 GFLOP an image.
     assert 5e8 < result['train_flops_per_image'] < 5e9
     assert result['machine']['cpu_count'] > 0
+
+
+def test_copies_share_the_wall_time_from_the_first_start_to_the_last_end():
+    def result(images, began, ended, rate):
+        return dict(rows=[dict(path='per_sample', processes=1, batch=512,
+                               images=images, began=began, ended=ended,
+                               images_per_s=rate, step_s=512 / rate,
+                               data_wait_share=0.01, peak_memory=3000.0,
+                               mfu=0.01)])
+    # Two copies of 1,000 images each, over 10 s and 12 s that overlap.
+    row = copies_row([result(1000, 100.0, 110.0, 100.0),
+                      result(1000, 101.0, 113.0, 83.3)], 2)
+    assert row['processes'] == 2 and row['images'] == 2000
+    assert row['seconds'] == 13.0
+    assert row['images_per_s'] == pytest.approx(2000 / 13)
+    assert row['per_process'] == [100.0, 83.3]
+    # MFU grows with the images trained: one copy's per image, times all.
+    assert row['mfu'] == pytest.approx(0.01 * (2000 / 13) / 100.0)
+
+
+def test_a_copy_starts_timing_only_when_every_copy_is_ready(
+        tmp_path, monkeypatch):
+    assert barrier('per_sample') is None  # a lone run waits for no one
+    monkeypatch.setenv(BARRIER, f'{tmp_path}:2')
+    ready = barrier('per_sample')
+    waiting = threading.Thread(target=ready)
+    waiting.start()
+    waiting.join(0.3)
+    assert waiting.is_alive()  # the other copy is not ready yet
+    (tmp_path / 'per_sample.99999').touch()
+    waiting.join(5)
+    assert not waiting.is_alive()
+    assert sorted(os.listdir(tmp_path)) == [
+        f'per_sample.{os.getpid()}', 'per_sample.99999']
