@@ -30,10 +30,12 @@ The first ``--warmup`` steps (loader start, compilation) are not timed.
 ``--processes 2 4`` asks how many runs share one GPU: for each count, that
 many copies of the timing run at once, each its own process with its own
 model and loader on the same device, and start timing together (each
-waits, after its warmup, until all are ready). Their row: the images
-they trained together over the wall time from the first start to the
-last end (``images_per_s``), each process's own rate
-(``per_process``), and ``processes``. A count of 1 is the timing itself.
+waits, after its warmup, until all are ready; a copy that fails stops
+them all). Their row: the images they trained together over the wall time
+from the first start to the last end (``images_per_s``), each process's
+own rate (``per_process``), their peak memories summed, and
+``processes``. A count of 1 is the timing itself. The JSON is written
+after each row.
 
 Images: Fashion-MNIST's IDX files with ``--data-root``; else MNIST5k's
 4,000 training digits at 32 px, real images that install with the package
@@ -209,10 +211,19 @@ def run_copies(argv, count, path):
             [sys.executable, '-m', 'experiments.benchmarks.paper_scale_speed',
              *argv, '--paths', path, '--processes', '1', '--out', out],
             env=env, cwd=REPO_ROOT) for out in outs]
-        codes = [copy.wait() for copy in copies]
+        # A copy that fails never reaches the barrier, where the others
+        # would wait for it: stop them all at the first failure.
+        while None in (codes := [copy.poll() for copy in copies]):
+            if any(codes):
+                break
+            time.sleep(0.2)
         if any(codes):
-            raise RuntimeError(f'--processes {count}: copies exited with '
-                               f'{codes}; their output is above')
+            for copy in copies:
+                copy.kill()
+            codes = [copy.wait() for copy in copies]
+            raise RuntimeError(f'--processes {count}: a copy failed (exit '
+                               f'codes {codes}; the others stopped); its '
+                               'output is above')
         results = []
         for out in outs:
             with open(out) as f:
@@ -222,16 +233,19 @@ def run_copies(argv, count, path):
 
 def copies_row(results, count):
     """One row of ``count`` copies' results: their images over the wall
-    time from the first start to the last end."""
+    time from the first start to the last end, their peak memories summed
+    (what they need of one device together), the largest data wait."""
     rows = [r['rows'][0] for r in results]
     images = sum(r['images'] for r in rows)
-    wall = max(r['ended'] for r in rows) - min(r['began'] for r in rows)
+    began = min(r['began'] for r in rows)
+    ended = max(r['ended'] for r in rows)
+    wall = ended - began
     return dict(rows[0], processes=count, images=images,
-                images_per_s=images / wall, seconds=wall,
-                step_s=sum(r['step_s'] for r in rows) / count,
+                images_per_s=images / wall, seconds=wall, began=began,
+                ended=ended, step_s=sum(r['step_s'] for r in rows) / count,
                 per_process=[r['images_per_s'] for r in rows],
                 data_wait_share=max(r['data_wait_share'] for r in rows),
-                peak_memory=max(r['peak_memory'] for r in rows),
+                peak_memory=sum(r['peak_memory'] for r in rows),
                 mfu=None if rows[0]['mfu'] is None else  # FLOPs ~ images
                 rows[0]['mfu'] * images / wall / rows[0]['images_per_s'])
 
@@ -315,21 +329,21 @@ def main(argv=None):
                                             count, path), count)
             rows.append(row)
             print_row(row)
+            if args.out:  # after each row: a stopped run keeps the others
+                write_json(args.out, dict(
+                    rows=rows, config=args.config, device=args.device,
+                    train_flops_per_image=flops_per_image(
+                        path_config(args.config, 'on_device', 0, batch)),
+                    compiled=args.compile, steps=args.steps,
+                    warmup=args.warmup, peak_tflops=peak,
+                    images=f'Fashion-MNIST at {args.data_root}'
+                    if args.data_root else 'MNIST5k training digits, 32 px',
+                    machine=machine, commit=code_commit()))
     alone = {r['path']: r['images_per_s'] for r in rows
              if r['processes'] == 1}
     if len(alone) == 2:
         print(f"on_device / per_sample: "
               f"{alone['on_device'] / alone['per_sample']:.2f}x")
-    if args.out:
-        write_json(args.out, dict(
-            rows=rows, config=args.config, device=args.device,
-            train_flops_per_image=flops_per_image(
-                path_config(args.config, 'on_device', 0, batch)),
-            compiled=args.compile, steps=args.steps, warmup=args.warmup,
-            peak_tflops=peak,
-            images=f'Fashion-MNIST at {args.data_root}' if args.data_root
-            else 'MNIST5k training digits, 32 px',
-            machine=machine, commit=code_commit()))
 
 
 def copy_argv(args, batch, workers):

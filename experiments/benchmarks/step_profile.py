@@ -105,7 +105,10 @@ def profile_rows(prof, device, steps, top):
     events = prof.key_averages()
     if device == 'cuda':
         key = 'self_device_time_total'
-        kernels = [e for e in events if e.device_type != DeviceType.CPU]
+        # record_function ranges show on the device's track too, as
+        # annotations spanning kernels: not kernels themselves.
+        kernels = [e for e in events if e.device_type != DeviceType.CPU
+                   and not e.is_user_annotation]
         launchers = [e for e in events if e.device_type == DeviceType.CPU]
     else:
         key, kernels, launchers = 'self_cpu_time_total', list(events), []
@@ -304,6 +307,9 @@ def parse_args(argv=None):
         if name not in ATTENTION_KERNELS:
             parser.error(f'argument --attention: {name!r} is no registered '
                          f'kernel; choose from {sorted(ATTENTION_KERNELS)}')
+    if args.attention and len(set(args.attention)) < len(args.attention):
+        parser.error(f'argument --attention: each kernel once, got '
+                     f'{args.attention}')
     args.attention = args.attention or [None]
     if args.device is None:
         args.device = 'cuda' if torch.cuda.is_available() else 'cpu'

@@ -92,8 +92,8 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
     # What comes back: plain files, few enough for a lent machine's $OUT.
     assert sorted(os.listdir(out)) == [
         'acceptance.json', 'acceptance.md', 'acceptance_logs.tar.gz',
-        'paper_scale_fit.json', 'step_profile.json', 'step_profile.md', 'step_profile_kernels.json',
-        'step_profile_kernels.md', 'window.log']
+        'paper_scale_fit.json', 'step_profile.json', 'step_profile.md',
+        'step_profile_kernels.json', 'step_profile_kernels.md', 'window.log']
     acceptance = json.loads((out / 'acceptance.json').read_text())
     assert acceptance['environment']['commit'] == 'abcdef1'
     profile = json.loads((out / 'step_profile.json').read_text())

@@ -273,9 +273,13 @@ done
 # A lent machine brings back at most 8 files: past that, all but the log
 # go back in one archive.
 if (( $(ls "$out" | wc -l) > 8 )); then
-    (cd "$out" && tar czf window_files.tar.gz --exclude window.log --exclude window_files.tar.gz -- * &&
-        find . -maxdepth 1 -type f ! -name window.log ! -name window_files.tar.gz -delete)
-    say "more than 8 files: all but window.log packed in window_files.tar.gz"
+    if (cd "$out" && tar czf window_files.tar.gz --exclude window.log --exclude window_files.tar.gz -- * &&
+        find . -maxdepth 1 -type f ! -name window.log ! -name window_files.tar.gz -delete); then
+        say "more than 8 files: all but window.log packed in window_files.tar.gz"
+    else
+        say "more than 8 files, and packing them failed: only 8 come back"
+        status=1
+    fi
 fi
 say "done; in $out: $(cd "$out" && ls | tr '\n' ' ')"
 exit $status

@@ -86,7 +86,9 @@ def test_copies_share_the_wall_time_from_the_first_start_to_the_last_end():
     row = copies_row([result(1000, 100.0, 110.0, 100.0),
                       result(1000, 101.0, 113.0, 83.3)], 2)
     assert row['processes'] == 2 and row['images'] == 2000
-    assert row['seconds'] == 13.0
+    assert (row['began'], row['ended'], row['seconds']) == (100.0, 113.0,
+                                                            13.0)
+    assert row['peak_memory'] == 6000.0  # what both need of the device
     assert row['images_per_s'] == pytest.approx(2000 / 13)
     assert row['per_process'] == [100.0, 83.3]
     # MFU grows with the images trained: one copy's per image, times all.
@@ -107,3 +109,16 @@ def test_a_copy_starts_timing_only_when_every_copy_is_ready(
     assert not waiting.is_alive()
     assert sorted(os.listdir(tmp_path)) == [
         f'per_sample.{os.getpid()}', 'per_sample.99999']
+
+
+def test_a_failing_copy_stops_the_others_and_names_the_failure(tmp_path):
+    # No images where --data-root says: each copy fails building its
+    # loader, before its barrier; the first to fail stops the rest.
+    with pytest.raises(pytest.fail.Exception,
+                       match='--processes 2: a copy failed'):
+        run_tool(['-m', 'experiments.benchmarks.paper_scale_speed',
+                  '--batch-size', '4', '--steps', '1', '--warmup', '1',
+                  '--workers', '0', '--paths', 'per_sample',
+                  '--data-root', tmp_path / 'nowhere', '--processes', '2',
+                  '--out', tmp_path / 'fit.json'], timeout=240)
+    assert not (tmp_path / 'fit.json').exists()

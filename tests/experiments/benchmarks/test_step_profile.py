@@ -22,7 +22,9 @@ class FakeProfile:
         self.events = [SimpleNamespace(key=key, count=count,
                                        self_device_time_total=us,
                                        self_cpu_time_total=us,
-                                       device_type=getattr(DeviceType, dev))
+                                       device_type=getattr(DeviceType, dev),
+                                       is_user_annotation=key.startswith(
+                                           'Optimizer.'))
                        for key, count, us, dev in events]
 
     def key_averages(self):
@@ -52,7 +54,9 @@ def test_a_kernel_is_counted_once_not_again_as_its_operator():
                         ('nvjet_gemm', 2, 6000.0, 'CUDA'),
                         ('aten::gelu', 1, 2000.0, 'CPU'),
                         ('gelu_kernel', 1, 2000.0, 'CUDA'),
-                        ('aten::view', 3, 0.0, 'CPU')])
+                        ('aten::view', 3, 0.0, 'CPU'),
+                        # A record_function range on the device's track.
+                        ('Optimizer.step#AdamW.step', 1, 1000.0, 'CUDA')])
     rows, busy, operators = profile_rows(prof, 'cuda', steps=1, top=10)
     assert busy == 8.0
     assert [r['name'] for r in rows] == ['nvjet_gemm', 'gelu_kernel']
@@ -123,6 +127,8 @@ def test_each_named_kernel_is_an_entry_of_each_mode(tmp_path):
     (['--peak-tflops', '0'], 'argument --peak-tflops: must be > 0'),
     (['--attention', 'fast'], "argument --attention: 'fast' is no "
      "registered kernel; choose from ['explicit', 'flex', 'sdpa']"),
+    (['--attention', 'sdpa', 'sdpa'], "argument --attention: each kernel "
+     "once, got ['sdpa', 'sdpa']"),
     pytest.param(['--device', 'cuda'], '--device cuda: this torch sees no '
                  'CUDA device', marks=pytest.mark.skipif(
                      torch.cuda.is_available(), reason='a CUDA device')),
