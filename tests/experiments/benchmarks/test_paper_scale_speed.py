@@ -4,6 +4,7 @@ rows."""
 import json
 import os
 import os.path as osp
+import re
 import threading
 
 import pytest
@@ -16,6 +17,7 @@ from experiments.benchmarks.paper_scale_speed import (
     barrier,
     copies_row,
     path_config,
+    run_copies,
 )
 
 from ...conftest import REPO_ROOT, run_tool
@@ -111,14 +113,13 @@ def test_a_copy_starts_timing_only_when_every_copy_is_ready(
         f'per_sample.{os.getpid()}', 'per_sample.99999']
 
 
-def test_a_failing_copy_stops_the_others_and_names_the_failure(tmp_path):
-    # No images where --data-root says: each copy fails building its
-    # loader, before its barrier; the first to fail stops the rest.
-    with pytest.raises(pytest.fail.Exception,
-                       match='--processes 2: a copy failed'):
-        run_tool(['-m', 'experiments.benchmarks.paper_scale_speed',
-                  '--batch-size', '4', '--steps', '1', '--warmup', '1',
-                  '--workers', '0', '--paths', 'per_sample',
-                  '--data-root', tmp_path / 'nowhere', '--processes', '2',
-                  '--out', tmp_path / 'fit.json'], timeout=240)
-    assert not (tmp_path / 'fit.json').exists()
+def test_a_failing_copy_stops_the_others_and_names_the_failure():
+    # Copies that exit at once (a bad argument), before any barrier: the
+    # first failure stops the rest (killed, or exited by then) and raises,
+    # naming the exit codes.
+    with pytest.raises(RuntimeError) as error:
+        run_copies(['--steps', '0'], 2, 'per_sample')
+    assert re.fullmatch(
+        r'--processes 2: a copy failed \(exit codes \[(2|-9), (2|-9)\]; '
+        r'the others stopped\); its output is above', str(error.value))
+    assert '2' in str(error.value).split('[')[1]  # one failed by itself
