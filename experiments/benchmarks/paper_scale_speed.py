@@ -306,6 +306,16 @@ def main(argv=None):
         .train_dataloader
     batch = args.batch_size or loader.batch_size
     workers = loader.num_workers if args.workers is None else args.workers
+    # What the JSON says besides its rows, the same after each row.
+    record = dict(
+        config=args.config, device=args.device,
+        train_flops_per_image=flops_per_image(
+            path_config(args.config, 'on_device', 0, batch)),
+        compiled=args.compile, steps=args.steps, warmup=args.warmup,
+        peak_tflops=peak,
+        images=f'Fashion-MNIST at {args.data_root}' if args.data_root
+        else 'MNIST5k training digits, 32 px',
+        machine=machine, commit=code_commit())
     rows = []
     for count in args.processes:
         for path in args.paths:
@@ -330,15 +340,7 @@ def main(argv=None):
             rows.append(row)
             print_row(row)
             if args.out:  # after each row: a stopped run keeps the others
-                write_json(args.out, dict(
-                    rows=rows, config=args.config, device=args.device,
-                    train_flops_per_image=flops_per_image(
-                        path_config(args.config, 'on_device', 0, batch)),
-                    compiled=args.compile, steps=args.steps,
-                    warmup=args.warmup, peak_tflops=peak,
-                    images=f'Fashion-MNIST at {args.data_root}'
-                    if args.data_root else 'MNIST5k training digits, 32 px',
-                    machine=machine, commit=code_commit()))
+                write_json(args.out, dict(record, rows=rows))
     alone = {r['path']: r['images_per_s'] for r in rows
              if r['processes'] == 1}
     if len(alone) == 2:
