@@ -1,5 +1,6 @@
 """python -m experiments.paper_scale: the paper-scale study's plan, its
 quick CPU run, records that carry a run to another machine, the budget."""
+import importlib
 import json
 import os.path as osp
 import shutil
@@ -68,6 +69,24 @@ def test_records_of_other_settings_are_never_replaced(tmp_path):
     (run / 'eval_epoch1.json').unlink()
     paper_scale.restore('patch-raster', 0, done, str(records))
     assert not (run / 'eval_epoch1.json').exists()
+
+
+def test_the_estimate_takes_one_run_alone_on_the_on_device_path(
+        tmp_path, monkeypatch):
+    # A speed JSON with rows of runs sharing the device (--processes):
+    # one run's estimate is the row of one process alone, never theirs.
+    speed = tmp_path / 'paper_scale_speed.json'
+    speed.write_text(json.dumps(dict(machine=dict(gpu='NVIDIA H200'), rows=[
+        dict(path='per_sample', processes=1, images_per_s=8000.0),
+        dict(path='on_device', processes=2, images_per_s=9000.0),
+        dict(path='on_device', processes=1, images_per_s=4000.0)])))
+    # The module, not the function the package names alike.
+    module = importlib.import_module('experiments.paper_scale.estimates')
+    monkeypatch.setattr(module, 'SPEED', str(speed))
+    study = settings(work_dir=str(tmp_path / 'work'), epochs=10)
+    (minutes, source), _ = paper_scale.estimates(study, plan_runs(study))
+    assert minutes == pytest.approx(10 * 60_000 / 4000 / 60)
+    assert source.startswith('4,000 images/s measured on NVIDIA H200')
 
 
 def test_the_default_is_the_paper_protocol_on_cuda_without_running():
