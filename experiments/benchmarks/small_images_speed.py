@@ -2,7 +2,8 @@ r"""Images per second the two data paths for small images prepare, on one
 CPU thread. From the repository root:
 
     python -m experiments.benchmarks.small_images_speed [--batch-size 512] \
-        [--batches 4] [--out docs/benchmarks/small_images_loader_cpu.json]
+        [--batches 4] [--device cpu|meta] \
+        [--out docs/benchmarks/small_images_loader_cpu.json]
 
 - **per sample**: the Fashion-MNIST base's training pipeline
   (``configs/_base_/datasets/fashion-mnist_randsac.py``: ``PerSampleSeed``,
@@ -16,10 +17,18 @@ CPU thread. From the repository root:
 
 Each path's time is split where a run splits it: the loader's side
 (workers, in parallel) and the model's side (the preprocessor, on the
-training device). Images: MNIST5k's 4,000 training digits at 32 px, real
-images that install with the package (a 32 px image costs the same to
-crop whatever it shows), for the layouts of the paper-scale plan's rows.
-The fastest of ``--rounds`` passes counts.
+training device: ``--device``). Images: MNIST5k's 4,000 training digits
+at 32 px, real images that install with the package (a 32 px image costs
+the same to crop whatever it shows), for the layouts of the paper-scale
+plan's rows. The fastest of ``--rounds`` passes counts.
+
+``--device meta`` runs the model's side on PyTorch's meta device, where an
+operator computes no values: what is left is the host's own work for a
+batch (Python, the samples' casting, dispatching the operators), which the
+main process pays on a GPU before any kernel runs, and which a GPU does
+not hide when the step itself is bound by the host (the paper-scale row's
+is, docs/performance.md). Meta operators dispatch through Python, slower
+than a GPU's launches: a path's count of operators weighs more there.
 """
 import argparse
 import time
@@ -29,7 +38,7 @@ import numpy as np
 from randsac_mm.cli.args import HelpFormatter, positive_int
 from randsac_mm.cli.errors import add_debug_arg, run_tool
 
-from ..benchmark_io import machine_info, write_json
+from ..benchmark_io import code_commit, machine_info, write_json
 
 PROG = 'python -m experiments.benchmarks.small_images_speed'
 BASE = 'configs/_base_/datasets/fashion-mnist_randsac.py'
@@ -49,9 +58,10 @@ def _step(pipeline, kind):
     return next(dict(t) for t in pipeline if t['type'] == kind)
 
 
-def build_paths(layout):
+def build_paths(layout, device='cpu'):
     """The two paths' (loader side, model side) for one layout, from the
-    Fashion-MNIST base, over MNIST5k's training digits."""
+    Fashion-MNIST base, over MNIST5k's training digits; the model side on
+    ``device``."""
     from mmengine.config import Config
     from mmengine.registry import DefaultScope
     from mmpretrain.registry import DATASETS, MODELS
@@ -76,8 +86,9 @@ def build_paths(layout):
         cropping = MODELS.build(dict(preprocessor,
                                      type='BatchCropDataPreprocessor'))
     return dict(
-        per_sample=(lambda idx: [per_sample[i] for i in idx], plain),
-        batch=(batch.__getitems__, cropping))
+        per_sample=(lambda idx: [per_sample[i] for i in idx],
+                    plain.to(device)),
+        batch=(batch.__getitems__, cropping.to(device)))
 
 
 def time_path(load, preprocess, batches, rounds):
@@ -106,6 +117,9 @@ def main(argv=None):
                         help='batches a round')
     parser.add_argument('--rounds', type=positive_int, default=3,
                         help='passes; the fastest counts')
+    parser.add_argument('--device', choices=('cpu', 'meta'), default='cpu',
+                        help="the model's side: on the CPU, or on the meta "
+                        "device (the host's own work alone, no arithmetic)")
     parser.add_argument('--out', help='JSON file; None: not written')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
@@ -119,7 +133,8 @@ def main(argv=None):
     rows = {}
     for name, layout in LAYOUTS.items():
         row = {}
-        for path, (load, preprocess) in build_paths(layout).items():
+        for path, (load, preprocess) in build_paths(
+                layout, args.device).items():
             loader, model = time_path(load, preprocess, batches,
                                       args.rounds)
             row[path] = dict(
@@ -133,14 +148,16 @@ def main(argv=None):
         print(f"{name:18s} per sample {one['images_per_s']:7.0f} images/s "
               f"(loader {one['loader_images_per_s']:.0f}), batch "
               f"{many['images_per_s']:7.0f} (loader "
-              f"{many['loader_images_per_s']:.0f}, crop "
+              f"{many['loader_images_per_s']:.0f}, crop on "
+              f"{args.device} "
               f"{many['model_images_per_s']:.0f}): {row['speedup']:.1f}x",
               flush=True)
     if args.out:
         write_json(args.out, dict(
             layouts=rows, batch_size=args.batch_size, batches=args.batches,
-            rounds=args.rounds, images='MNIST5k training digits, 32 px',
-            machine=machine_info()))
+            rounds=args.rounds, model_device=args.device,
+            images='MNIST5k training digits, 32 px',
+            machine=machine_info(), commit=code_commit()))
 
 
 if __name__ == '__main__':
