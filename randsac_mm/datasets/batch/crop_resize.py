@@ -94,9 +94,9 @@ def crop_resize_flip(images, boxes, flips, size, interpolation='bicubic'):
         interpolation (str): 'bicubic' or 'bilinear' (Pillow's).
 
     Returns:
-        torch.Tensor: [B, C, size_h, size_w], the dtype of ``images``
-        (integer images rounded after each pass as Pillow rounds 8-bit
-        ones), on their device.
+        torch.Tensor: [B, C, size_h, size_w], contiguous, the dtype of
+        ``images`` (integer images rounded after each pass as Pillow rounds
+        8-bit ones), on their device.
     """
     check_interpolation(interpolation)
     if images.ndim != 4:
@@ -118,14 +118,16 @@ def crop_resize_flip(images, boxes, flips, size, interpolation='bicubic'):
     if images.is_floating_point():
         rows, cols = rows.to(images.dtype), cols.to(images.dtype)
         across = torch.einsum('bwx,bchx->bchw', cols, images)
-        return torch.einsum('bhy,bcyw->bchw', rows, across)
+        return torch.einsum('bhy,bcyw->bchw', rows, across).contiguous()
     # Pillow's 8-bit passes in fixed point: weights rounded to multiples of
     # 2**-22, each output rounded down after adding a half, then clipped.
     # Integers that float64 holds exactly (sums below 2**40) make it exact.
     rows, cols = _fixed_point(rows), _fixed_point(cols)
     across = _clip8(torch.einsum('bwx,bchx->bchw', cols, images.double()))
     out = _clip8(torch.einsum('bhy,bcyw->bchw', rows, across))
-    return out.to(images.dtype)
+    # einsum's batched product leaves the rows outermost ([B, H, C, W] in
+    # memory); the model's layers expect images in their own order.
+    return out.to(images.dtype).contiguous()
 
 
 PRECISION_BITS = 22  # Pillow's for 8-bit images: 32 - 8 - 2

@@ -7,6 +7,8 @@ from mmpretrain.registry import MODELS
 
 from randsac_mm.datasets.batch import crop_resize_flip
 
+from .segment_batch import to_device
+
 __all__ = ['BatchCropDataPreprocessor']
 
 
@@ -14,7 +16,8 @@ __all__ = ['BatchCropDataPreprocessor']
 class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
     """``SelfSupDataPreprocessor`` that first applies each sample's random
     resized crop and flip, drawn by ``InMemoryBatchImages``, to the whole
-    batch on its device (``crop_resize_flip``: Pillow's pixels).
+    batch on its device (``crop_resize_flip``: Pillow's pixels). The images
+    go to the device; a training batch's data samples stay on the host.
 
     The boxes, flips, output size and interpolation come from the
     samples' metainfo (``crop_box``, ``flip``, ``crop_size``,
@@ -29,7 +32,6 @@ class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
     """
 
     def forward(self, data, training=False):
-        data = self.cast_data(data)
         samples = data['data_samples']
         cropped = bool(samples) and 'crop_box' in samples[0].metainfo_keys()
         if not cropped and not training:  # whole images: normalise only
@@ -44,9 +46,20 @@ class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
                 'BatchCropDataPreprocessor: inputs must be one tensor [B, C, '
                 "H, W]; collate with collate_fn=dict(type='default_collate')"
                 f", got {type(data['inputs']).__name__}")
+        # The samples stay on the host, as the worker made them: what a
+        # pretraining model reads of them, the layouts (token_rank), it
+        # plans there (RandSAC.plan_batch), and casting them would copy
+        # each one's metainfo and send each label to the device on its own
+        # (512 copies a batch, host time that a compiled step of the
+        # paper-scale model cannot spare). The boxes and flips go from
+        # pinned memory, so the host does not wait for the device (a plain
+        # copy to CUDA synchronises).
         first = samples[0]
-        boxes = np.stack([s.crop_box for s in samples])
-        flips = np.array([s.flip for s in samples])
-        inputs = crop_resize_flip(data['inputs'], boxes, flips,
-                                  first.crop_size, first.interpolation)
-        return super().forward(dict(data, inputs=inputs), training)
+        boxes = to_device(np.array([s.crop_box for s in samples]),
+                          self.device)
+        flips = to_device(np.array([s.flip for s in samples]), self.device)
+        inputs = crop_resize_flip(self.cast_data(data['inputs']), boxes,
+                                  flips, first.crop_size, first.interpolation)
+        normalised = super().forward(dict(inputs=inputs, data_samples=None),
+                                     training)
+        return dict(normalised, data_samples=samples)

@@ -30,6 +30,7 @@ def _compare(images, boxes, flips, size, interpolation):
     out = crop_resize_flip(batch, boxes, flips, size, interpolation)
     size = (size, size) if isinstance(size, int) else size
     assert out.dtype == torch.uint8 and out.shape == (len(images), 3, *size)
+    assert out.is_contiguous()  # as the model's layers take images
     differences = [
         np.abs(ours.permute(1, 2, 0).numpy().astype(int)
                - _per_sample(image, box, flip, size, interpolation))

@@ -117,6 +117,21 @@ def test_the_device_crop_gives_the_per_sample_pipelines_inputs(mnist_root):
         torch.testing.assert_close(ours, expected)
 
 
+def test_a_training_batchs_samples_stay_on_the_host_as_they_came(
+        mnist_root):
+    """Only the images are cast: the samples (their layouts, which RandSAC
+    plans on the host) come back as the very objects the worker made, not
+    copies, their labels not moved one by one."""
+    dataset = _dataset(mnist_root)
+    batch = default_collate(dataset.__getitems__(list(range(6))))
+    preprocessor = MODELS.build(dict(type='BatchCropDataPreprocessor',
+                                     mean=MEAN, std=STD, to_rgb=False))
+    out = preprocessor(batch, training=True)
+    assert all(ours is theirs for ours, theirs in zip(
+        out['data_samples'], batch['data_samples'], strict=True))
+    assert out['inputs'].is_contiguous()
+
+
 def test_randsac_trains_on_the_batches(mnist_root):
     dataset = _dataset(mnist_root, segment='square', square_size=2,
                        hierarchy=(4, ))
