@@ -103,7 +103,7 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
     assert list(kernels['modes']) == ['eager (explicit)', 'eager (sdpa)']
     fit = json.loads((out / 'paper_scale_fit.json').read_text())
     assert [(r['path'], r['processes']) for r in fit['rows']] == [
-        ('per_sample', 2)]
+        ('on_device', 2)]
     assert len(fit['rows'][0]['per_process']) == 2
     assert fit['commit'] == 'abcdef1' and fit['device'] == 'cpu'
     log = (out / 'window.log').read_text()

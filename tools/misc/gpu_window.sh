@@ -229,10 +229,13 @@ for i in "${!parts[@]}"; do
         if (( smoke )); then
             extra=(--device cpu --batch-size 4 --steps 2 --warmup 1 --workers 0 --processes 2)
         else
-            extra=(--device cuda --compile --steps 40 --warmup 8 --processes 2 4)
+            extra=(--device cuda --compile --steps 40 --warmup 8 --processes 1 2 4)
         fi
+        # The study's own path: alone first (the batch path's host work,
+        # cut since window 2: does it now beat per-sample's 7,793 images/s
+        # there?), then how many of its runs share the GPU.
         run_part "$i" fit "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
-            --paths per_sample --out "$out/paper_scale_fit.json"
+            --paths on_device --out "$out/paper_scale_fit.json"
         ;;
     acceptance)
         if (( smoke )); then extra=(--smoke); else extra=(); fi
