@@ -9,7 +9,7 @@ CPU thread. From the repository root:
   (``configs/_base_/datasets/fashion-mnist_randsac.py``: ``PerSampleSeed``,
   ``RandomResizedCrop`` with Pillow, ``RandomFlip``, the layout,
   ``PackInputs``) one image at a time, then ``default_collate`` and the
-  base's ``SelfSupDataPreprocessor``;
+  base's ``HostSamplesDataPreprocessor``;
 - **batch**: ``InMemoryBatchImages`` with that pipeline's crop, flip and
   layout, whose batch draws (keys, boxes, flips, layouts) run at once,
   then ``default_collate`` and ``BatchCropDataPreprocessor`` (the crop,

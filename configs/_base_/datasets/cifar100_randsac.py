@@ -6,7 +6,7 @@
 dataset_type = 'CheckedCIFAR100'
 data_root = 'data/cifar100'
 data_preprocessor = dict(
-    type='SelfSupDataPreprocessor',
+    type='HostSamplesDataPreprocessor',
     mean=[129.304, 124.070, 112.434],
     std=[68.170, 65.392, 70.418],
     to_rgb=False,  # CIFAR batches are RGB already

@@ -2,7 +2,7 @@
 # 32 px (8x8 tokens at P=4), for RandSAC pretraining: a milder crop than
 # the paper's (0.5, 1.0) and no flip (digits are not mirror-symmetric).
 data_preprocessor = dict(
-    type='SelfSupDataPreprocessor',
+    type='HostSamplesDataPreprocessor',
     # Pixel statistics of the upscaled training digits (0..255).
     mean=[78.9, 78.9, 78.9],
     std=[89.0, 89.0, 89.0],

@@ -4,7 +4,7 @@
 dataset_type = 'ImageNet100'
 data_root = 'data/imagenet100'
 data_preprocessor = dict(
-    type='SelfSupDataPreprocessor',
+    type='HostSamplesDataPreprocessor',
     mean=[123.675, 116.28, 103.53],
     std=[58.395, 57.12, 57.375],
     to_rgb=True,

@@ -5,7 +5,7 @@
 # process, for `make demo` on 2 CPU cores.
 _base_ = ['../normalisation/mnist5k.py']
 data_preprocessor = dict(
-    type='SelfSupDataPreprocessor',
+    type='HostSamplesDataPreprocessor',
     mean=_base_.mnist5k_mean,
     std=_base_.mnist5k_std,
     to_rgb=False,

@@ -2,22 +2,21 @@
 lives, then normalises."""
 import numpy as np
 import torch
-from mmpretrain.models.utils.data_preprocessor import SelfSupDataPreprocessor
 from mmpretrain.registry import MODELS
 
 from randsac_mm.datasets.batch import crop_resize_flip
 
+from .host_samples_preprocessor import HostSamplesDataPreprocessor
 from .segment_batch import to_device
 
 __all__ = ['BatchCropDataPreprocessor']
 
 
 @MODELS.register_module()
-class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
-    """``SelfSupDataPreprocessor`` that first applies each sample's random
-    resized crop and flip, drawn by ``InMemoryBatchImages``, to the whole
-    batch on its device (``crop_resize_flip``: Pillow's pixels). The images
-    go to the device; a training batch's data samples stay on the host.
+class BatchCropDataPreprocessor(HostSamplesDataPreprocessor):
+    """``HostSamplesDataPreprocessor`` that first applies each sample's
+    random resized crop and flip, drawn by ``InMemoryBatchImages``, to the
+    whole batch on its device (``crop_resize_flip``: Pillow's pixels).
 
     The boxes, flips, output size and interpolation come from the
     samples' metainfo (``crop_box``, ``flip``, ``crop_size``,
@@ -46,20 +45,12 @@ class BatchCropDataPreprocessor(SelfSupDataPreprocessor):
                 'BatchCropDataPreprocessor: inputs must be one tensor [B, C, '
                 "H, W]; collate with collate_fn=dict(type='default_collate')"
                 f", got {type(data['inputs']).__name__}")
-        # The samples stay on the host, as the worker made them: what a
-        # pretraining model reads of them, the layouts (token_rank), it
-        # plans there (RandSAC.plan_batch), and casting them would copy
-        # each one's metainfo and send each label to the device on its own
-        # (512 copies a batch, host time that a compiled step of the
-        # paper-scale model cannot spare). The boxes and flips go from
-        # pinned memory, so the host does not wait for the device (a plain
-        # copy to CUDA synchronises).
-        first = samples[0]
+        # The boxes and flips go from pinned memory, so the host does not
+        # wait for the device (a plain copy to CUDA synchronises).
         boxes = to_device(np.array([s.crop_box for s in samples]),
                           self.device)
         flips = to_device(np.array([s.flip for s in samples]), self.device)
+        first = samples[0]
         inputs = crop_resize_flip(self.cast_data(data['inputs']), boxes,
                                   flips, first.crop_size, first.interpolation)
-        normalised = super().forward(dict(inputs=inputs, data_samples=None),
-                                     training)
-        return dict(normalised, data_samples=samples)
+        return super().forward(dict(data, inputs=inputs), training)

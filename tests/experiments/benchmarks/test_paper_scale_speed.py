@@ -43,7 +43,7 @@ def test_both_paths_train_the_rows_model_on_the_rows_draws():
     crop.pop('type')
     assert crop == row.train_dataloader.dataset.crop
     assert steps['RandomFlip']['prob'] == held.flip_prob
-    assert per_sample.data_preprocessor.type == 'SelfSupDataPreprocessor'
+    assert per_sample.data_preprocessor.type == 'HostSamplesDataPreprocessor'
     assert per_sample.data_preprocessor.mean == row.data_preprocessor.mean
     for cfg in (on_device, per_sample):
         loader = cfg.train_dataloader
