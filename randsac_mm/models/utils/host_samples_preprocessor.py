@@ -16,10 +16,10 @@ class HostSamplesDataPreprocessor(SelfSupDataPreprocessor):
     reads nothing. Casting them, as ``SelfSupDataPreprocessor`` does, copies
     every sample with its metainfo and sends each one's label to the device
     on its own: 512 copies a batch, host time of the main process that a
-    step waiting on it cannot hide (about 6 ms a batch of 512 here,
-    ``small_images_speed --device meta``). Outside training (a readout's
-    labelled images) the samples are cast as ``SelfSupDataPreprocessor``
-    casts them.
+    step waiting on it cannot hide (docs/data.md, "Small images on the
+    batch path", measures it). Outside training (a readout's labelled
+    images) the samples are cast as ``SelfSupDataPreprocessor`` casts
+    them.
 
     Args:
         **kwargs: ``SelfSupDataPreprocessor``'s (mean, std, to_rgb, ...).
