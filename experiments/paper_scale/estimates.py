@@ -12,7 +12,7 @@ from .plan import (
     GOAL_IMAGES_PER_S,
     PAPER_SCALE,
     PROG,
-    SPEED,
+    SPEED_FILES,
     plan_runs,
 )
 
@@ -34,21 +34,31 @@ def estimates(settings, runs):
                 f'mean of {len(pretrained)} recorded'), readout
     epochs = settings.epochs or settings.config_epochs()
     images = settings.train_images or FASHION_MNIST_TRAIN
-    rate, source = GOAL_IMAGES_PER_S, (
-        f'the goal of {GOAL_IMAGES_PER_S:,} images/s, not measured yet')
-    if osp.exists(SPEED):
-        with open(SPEED) as f:
-            speed = json.load(f)
-        # One run alone on the device (--processes rows share it).
-        measured = [r['images_per_s'] for r in speed['rows']
-                    if r['path'] == 'on_device'
-                    and r.get('processes', 1) == 1]
-        if measured:
-            rate, source = measured[0], (
-                f"{measured[0]:,.0f} images/s measured on "
-                f"{speed['machine'].get('gpu')} "
-                f'({osp.relpath(SPEED, REPO_ROOT)})')
+    rate, source = measured_speed() or (GOAL_IMAGES_PER_S, (
+        f'the goal of {GOAL_IMAGES_PER_S:,} images/s, not measured yet'))
     return (epochs * images / rate / 60, source), readout
+
+
+def measured_speed():
+    """The latest measurement of one run alone on the study's data path
+    (``on_device``, one process: ``--processes`` rows share the device)
+    in ``SPEED_FILES``, by when its timing began (rows that do not say are
+    older, in the files' order): (images/s, what it rests on), or None."""
+    found = []
+    for order, path in enumerate(SPEED_FILES):
+        if not osp.exists(path):
+            continue
+        with open(path) as f:
+            speed = json.load(f)
+        found += [((row.get('began', 0), order), row['images_per_s'],
+                   speed['machine'].get('gpu'), path)
+                  for row in speed['rows'] if row['path'] == 'on_device'
+                  and row.get('processes', 1) == 1]
+    if not found:
+        return None
+    _, rate, gpu, path = max(found, key=lambda entry: entry[0])
+    return rate, (f'{rate:,.0f} images/s measured on {gpu} '
+                  f'({osp.relpath(path, REPO_ROOT)})')
 
 
 def run_minutes(name, pretrain, readout):

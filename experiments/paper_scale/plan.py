@@ -11,8 +11,10 @@ from ..study import StudyPlan
 PROG = 'python -m experiments.paper_scale'
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'paper_scale')
 EVAL_DATA = small.EVAL_DATA
-SPEED = osp.join(REPO_ROOT, 'docs', 'benchmarks', 'gpu',
-                 'paper_scale_speed.json')
+# The GPU window's measured speeds (gpu_window.sh's speed and fit parts).
+SPEED_FILES = tuple(
+    osp.join(REPO_ROOT, 'docs', 'benchmarks', 'gpu', name)
+    for name in ('paper_scale_speed.json', 'paper_scale_fit.json'))
 # The goal on one H100, for estimates before any measurement.
 GOAL_IMAGES_PER_S = 30000
 FASHION_MNIST_TRAIN = 60000

@@ -12,7 +12,7 @@ from experiments.paper_scale import PAPER_SCALE, QUICK, plan_runs
 from experiments.study import StudySettings
 from randsac_mm.cli.errors import UserError
 
-from ..conftest import run_tool
+from ..conftest import REPO_ROOT, run_tool
 from ..data_factory import write_mnist
 
 STUDY = ['-m', 'experiments.paper_scale']
@@ -82,11 +82,23 @@ def test_the_estimate_takes_one_run_alone_on_the_on_device_path(
         dict(path='on_device', processes=1, images_per_s=4000.0)])))
     # The module, not the function the package names alike.
     module = importlib.import_module('experiments.paper_scale.estimates')
-    monkeypatch.setattr(module, 'SPEED', str(speed))
+    fit = tmp_path / 'paper_scale_fit.json'
+    monkeypatch.setattr(module, 'SPEED_FILES', (str(speed), str(fit)))
     study = settings(work_dir=str(tmp_path / 'work'), epochs=10)
     (minutes, source), _ = paper_scale.estimates(study, plan_runs(study))
     assert minutes == pytest.approx(10 * 60_000 / 4000 / 60)
     assert source.startswith('4,000 images/s measured on NVIDIA H200')
+    # A later window's fit part timed the path alone again: its row is the
+    # latest (it says when it began; the older one does not).
+    fit.write_text(json.dumps(dict(machine=dict(gpu='NVIDIA H100'), rows=[
+        dict(path='on_device', processes=1, images_per_s=6000.0,
+             began=1.8e9),
+        dict(path='on_device', processes=4, images_per_s=15000.0,
+             began=1.8e9 + 60)])))
+    (minutes, source), _ = paper_scale.estimates(study, plan_runs(study))
+    assert minutes == pytest.approx(10 * 60_000 / 6000 / 60)
+    assert source == ('6,000 images/s measured on NVIDIA H100 '
+                      f'({osp.relpath(fit, REPO_ROOT)})')
 
 
 def test_the_default_is_the_paper_protocol_on_cuda_without_running():

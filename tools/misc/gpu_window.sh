@@ -236,6 +236,10 @@ for i in "${!parts[@]}"; do
         # there?), then how many of its runs share the GPU.
         run_part "$i" fit "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
             --paths on_device --out "$out/paper_scale_fit.json"
+        # Where the study's plan reads it too (its latest lone row counts).
+        if (( ! smoke )) && [[ -f $out/paper_scale_fit.json ]]; then
+            cp "$out/paper_scale_fit.json" docs/benchmarks/gpu/paper_scale_fit.json
+        fi
         ;;
     acceptance)
         if (( smoke )); then extra=(--smoke); else extra=(); fi
