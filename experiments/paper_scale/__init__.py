@@ -35,9 +35,9 @@ did not come out as the paper says.
 Speed, for the estimates: the records' own minutes once runs are recorded
 on the device; before, the latest row of one run alone on the on-device
 path in ``docs/benchmarks/gpu/paper_scale_speed.json`` or
-``paper_scale_fit.json`` (``python -m experiments.benchmarks.
-paper_scale_speed --device cuda --compile``: the GPU window's speed and
-fit parts); before that, the goal of 30,000 images a second.
+``paper_scale_fit.json`` (the GPU window's speed and fit parts: ``python
+-m experiments.benchmarks.paper_scale_speed --device cuda --compile``);
+before that, the goal of 30,000 images a second.
 
 The package: ``plan.py`` says what the study compares and in which order
 it runs, ``carry.py`` carries a run's records between the work dir and

@@ -57,10 +57,13 @@ def _batches(model, dataloader, tick=None):
     ``tick()`` after each batch."""
     model.eval()
     for batch in dataloader:
+        # Read where the loader made them: after the preprocessor's cast,
+        # each label read back from a GPU would wait for it.
+        labels = [int(s.gt_label[0]) for s in batch['data_samples']]
         data = model.data_preprocessor(stacked(batch), False)
         inputs = data['inputs']
         images = inputs[0] if isinstance(inputs, list) else inputs
-        yield images, [int(s.gt_label[0]) for s in data['data_samples']]
+        yield images, labels
         if tick is not None:
             tick()
 

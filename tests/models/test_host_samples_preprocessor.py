@@ -37,8 +37,8 @@ def test_training_normalises_the_images_as_mmpretrain_and_keeps_samples():
 
 def test_on_another_device_only_the_images_move_in_training():
     """The meta device stands for a GPU: the images go there; the samples'
-    labels stay on the host in training, and go outside it (a readout's
-    labelled images, whose labels the readout reads on the device)."""
+    labels stay on the host in training, and go outside it, as
+    mmpretrain's preprocessor sends them (validation and test steps)."""
     data = batch()
     preprocessor = MODELS.build(dict(type='HostSamplesDataPreprocessor',
                                      **KWARGS)).to('meta')

@@ -23,10 +23,12 @@
 #                 first step's seconds, the top kernels and their share)
 #     kernels     the same, compiled, with each attention kernel in turn
 #                 (sdpa, explicit, flex): step_profile_kernels.json and .md
-#     fit         python -m experiments.benchmarks.paper_scale_speed on the
-#                 per-sample path, compiled, by 2 and then 4 processes at
-#                 once on the one GPU: paper_scale_fit.json (how many
-#                 paper-scale runs share a GPU, and at what speed each)
+#     fit         python -m experiments.benchmarks.paper_scale_speed on both
+#                 data paths, compiled, by 1, 2 and then 4 processes at
+#                 once on the one GPU: paper_scale_fit.json, written after
+#                 each row (each path alone, then how many paper-scale runs
+#                 share a GPU, and at what speed each), also put where the
+#                 study's plan reads it
 #     acceptance  python -m experiments.benchmarks.gpu_acceptance: acceptance.json and
 #                 acceptance.md (written after each of its parts, so a run
 #                 stopped early keeps what it measured), acceptance_logs.tar.gz
@@ -136,7 +138,9 @@ left() { echo $(( deadline - reserve - $(date +%s) )); }
 # Measured on the first H100 window (2026-11-28): the acceptance run's
 # check and eager run 190 s; on the H200 window (2026-11-30): profile 98 s
 # (eager, then compiled: its first step 47 s), speed 99 s, the whole
-# acceptance run 326 s. kernels compiles three times, fit runs two timings.
+# acceptance run 326 s. kernels compiles three times; fit's rows come in
+# order (both paths alone first), so a fit stopped at its least time keeps
+# those.
 declare -A least=([profile]=120 [kernels]=240 [acceptance]=240 [speed]=120 [fit]=180 [study]=120)
 if (( smoke )); then least=([profile]=20 [kernels]=20 [acceptance]=20 [speed]=10 [fit]=20 [study]=20); fi
 
@@ -227,18 +231,17 @@ for i in "${!parts[@]}"; do
         ;;
     fit)
         if (( smoke )); then
-            extra=(--device cpu --batch-size 4 --steps 2 --warmup 1 --workers 0 --processes 2)
+            extra=(--device cpu --batch-size 4 --steps 2 --warmup 1 --workers 0 --paths on_device --processes 2)
         else
-            extra=(--device cuda --compile --steps 40 --warmup 8 --processes 1 2 4)
+            extra=(--device cuda --compile --steps 40 --warmup 8 --paths on_device per_sample --processes 1 2 4)
         fi
-        # The study's own path: alone first (the batch path's host work,
-        # cut since window 2: does it now beat per-sample's 7,793 images/s
-        # there?), then how many of its runs share the GPU.
+        # Both paths alone first (the host work of both cut since window
+        # 2), then how many runs of each share the GPU.
         run_part "$i" fit "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
-            --paths on_device --out "$out/paper_scale_fit.json"
+            --out "$out/paper_scale_fit.json"
         # Where the study's plan reads it too (its latest lone row counts).
         if (( ! smoke )) && [[ -f $out/paper_scale_fit.json ]]; then
-            cp "$out/paper_scale_fit.json" docs/benchmarks/gpu/paper_scale_fit.json
+            mkdir -p docs/benchmarks/gpu && cp "$out/paper_scale_fit.json" docs/benchmarks/gpu/
         fi
         ;;
     acceptance)
@@ -258,7 +261,7 @@ for i in "${!parts[@]}"; do
             --out "$out/paper_scale_speed.json"
         # Where the study's plan reads the measured speed (not the smoke's).
         if (( ! smoke )) && [[ -f $out/paper_scale_speed.json ]]; then
-            cp "$out/paper_scale_speed.json" docs/benchmarks/gpu/paper_scale_speed.json
+            mkdir -p docs/benchmarks/gpu && cp "$out/paper_scale_speed.json" docs/benchmarks/gpu/
         fi
         ;;
     study)

@@ -115,6 +115,9 @@ def crop_resize_flip(images, boxes, flips, size, interpolation='bicubic'):
     rows = _weights(top, box_h, out_h, height, interpolation)
     cols = _weights(left, box_w, out_w, width, interpolation)
     cols = torch.where(flips[:, None, None], cols.flip(1), cols)
+    # Each pass is einsum's batched product, which leaves the rows outermost
+    # ([B, H, C, W] in memory): the result is made contiguous, the order the
+    # model's layers take images in.
     if images.is_floating_point():
         rows, cols = rows.to(images.dtype), cols.to(images.dtype)
         across = torch.einsum('bwx,bchx->bchw', cols, images)
@@ -125,8 +128,6 @@ def crop_resize_flip(images, boxes, flips, size, interpolation='bicubic'):
     rows, cols = _fixed_point(rows), _fixed_point(cols)
     across = _clip8(torch.einsum('bwx,bchx->bchw', cols, images.double()))
     out = _clip8(torch.einsum('bhy,bcyw->bchw', rows, across))
-    # einsum's batched product leaves the rows outermost ([B, H, C, W] in
-    # memory); the model's layers expect images in their own order.
     return out.to(images.dtype).contiguous()
 
 

@@ -17,15 +17,20 @@ class HostSamplesDataPreprocessor(SelfSupDataPreprocessor):
     every sample with its metainfo and sends each one's label to the device
     on its own: 512 copies a batch, host time of the main process that a
     step waiting on it cannot hide (docs/data.md, "Small images on the
-    batch path", measures it). Outside training (a readout's labelled
-    images) the samples are cast as ``SelfSupDataPreprocessor`` casts
-    them.
+    batch path", measures it). Outside training (mmengine's validation and
+    test steps, a readout) nothing changes: the samples are cast as
+    ``SelfSupDataPreprocessor`` casts them.
 
     Args:
         **kwargs: ``SelfSupDataPreprocessor``'s (mean, std, to_rgb, ...).
     """
 
     def forward(self, data, training=False):
+        """Returns:
+            dict: ``inputs``, float [B, C, H, W] on the device, normalised
+            as ``SelfSupDataPreprocessor`` normalises them, and
+            ``data_samples``: in training the list given, else cast.
+        """
         if not training:
             return super().forward(data, training)
         normalised = super().forward(
