@@ -42,9 +42,9 @@ def estimates(settings, runs):
 def measured_speed():
     """The latest measurement of one run alone on the study's data path
     (``on_device``, the rows' own; one process: ``--processes`` rows share
-    the device)
-    in ``SPEED_FILES``, by when its timing began (rows that do not say are
-    older, in the files' order): (images/s, what it rests on), or None."""
+    the device) in ``SPEED_FILES``, by when its timing began (rows that do
+    not say are older, in the files' order): (images/s, what it rests on),
+    or None."""
     found = []
     for order, path in enumerate(SPEED_FILES):
         if not osp.exists(path):

@@ -173,6 +173,15 @@ PY
 fi
 "$python" -c 'import randsac_mm.registration; from experiments.benchmark_io import code_commit; print("code", code_commit())' || exit 2
 
+# for_the_plan FILE: a part's figures also where the paper-scale study's
+# plan reads the measured speed (experiments/paper_scale/plan.py,
+# SPEED_FILES); never the smoke's.
+for_the_plan() {
+    if (( ! smoke )) && [[ -f $1 ]]; then
+        mkdir -p docs/benchmarks/gpu && cp "$1" docs/benchmarks/gpu/
+    fi
+}
+
 status=0
 ran=
 run_part() {  # run_part INDEX NAME COMMAND...: under timeout, its share of the time left
@@ -239,10 +248,7 @@ for i in "${!parts[@]}"; do
         # 2), then how many runs of each share the GPU.
         run_part "$i" fit "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
             --out "$out/paper_scale_fit.json"
-        # Where the study's plan reads it too (its latest lone row counts).
-        if (( ! smoke )) && [[ -f $out/paper_scale_fit.json ]]; then
-            mkdir -p docs/benchmarks/gpu && cp "$out/paper_scale_fit.json" docs/benchmarks/gpu/
-        fi
+        for_the_plan "$out/paper_scale_fit.json"  # its latest lone row counts
         ;;
     acceptance)
         if (( smoke )); then extra=(--smoke); else extra=(); fi
@@ -259,10 +265,7 @@ for i in "${!parts[@]}"; do
         fi
         run_part "$i" speed "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
             --out "$out/paper_scale_speed.json"
-        # Where the study's plan reads the measured speed (not the smoke's).
-        if (( ! smoke )) && [[ -f $out/paper_scale_speed.json ]]; then
-            mkdir -p docs/benchmarks/gpu && cp "$out/paper_scale_speed.json" docs/benchmarks/gpu/
-        fi
+        for_the_plan "$out/paper_scale_speed.json"
         ;;
     study)
         if (( smoke )); then
