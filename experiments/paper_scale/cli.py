@@ -88,7 +88,8 @@ def parse_args(argv=None):
         variants='all 11 rows', seeds='0 1 2', epochs="the configs' 200",
         readouts='all three', train_images='all 60,000',
         test_images='all 10,000', probe_images='all 60,000',
-        probe_epochs="90, the paper's", data_root="the configs'",
+        probe_epochs="90, the paper's", probe_seeds='one probe',
+        data_root="the configs'",
         work_dir=DEFAULTS['work_dir'] + ' (--quick: ' + QUICK['work_dir']
         + ')', device='cuda (--quick: cpu)'))
     parser.add_path('--records', kind=OUTPUT_FOLDER,
@@ -139,8 +140,8 @@ def main(argv=None):
         report_only=args.report_only,
         **{k: getattr(args, k) for k in (
             'variants', 'seeds', 'epochs', 'readouts', 'train_images',
-            'test_images', 'probe_images', 'probe_epochs', 'data_root',
-            'work_dir', 'device', 'compile', 'workers')
+            'test_images', 'probe_images', 'probe_epochs', 'probe_seeds',
+            'data_root', 'work_dir', 'device', 'compile', 'workers')
             if getattr(args, k, None) is not None},
         quick=args.quick)
     os.makedirs(args.records, exist_ok=True)

@@ -20,6 +20,7 @@ from .plan import (
     CURVE,
     EVAL_DATA,
     GPU_STUDY,
+    LONG_CURVE,
     PROG,
     QUICK,
     READOUT_NAMES,
@@ -148,6 +149,9 @@ def add_settings_args(parser, variants, defaults):
         'probes train on and the k-NN searches', type=positive_int)
     add('--probe-epochs', 'probe_epochs', 'probe epochs on the cached '
         'features', type=positive_int)
+    add('--probe-seeds', 'probe_seeds', 'train the probes once per probe '
+        'seed on the same features and record their mean', nargs='+',
+        type=seed_value)
     add('--data-root', 'data_root', "folder of the Fashion-MNIST IDX "
         "files (Debian's dataset-fashion-mnist: "
         '/usr/share/datasets/fashion-mnist)')
@@ -174,6 +178,7 @@ def parse_args(argv=None):
         epochs="the configs' 5", readouts='linear knn',
         train_images="the configs' 6000", test_images='all 10,000',
         probe_images='--train-images', probe_epochs='90',
+        probe_seeds='one probe, seeded with the run\'s seed',
         data_root="the configs'",
         work_dir="the preset's, else work_dirs/small_scale_study",
         device='cpu'))
@@ -193,12 +198,16 @@ def parse_args(argv=None):
     mode.add_argument('--curve', action='store_true',
                       help='the training-length study: ' + ', '.join(
                           f'{k}={v}' for k, v in CURVE.items()))
+    mode.add_argument('--long-curve', action='store_true',
+                      help='the training-length study at 150 epochs: ' +
+                      ', '.join(f'{k}={v}' for k, v in LONG_CURVE.items()))
     mode.add_argument('--gpu-study', action='store_true',
                       help='the curve on all images, for one H100 in about '
                       '15 minutes (an estimate): ' + ', '.join(
                           f'{k}={v}' for k, v in GPU_STUDY.items()))
     args = parser.parse_args(argv)
     preset = QUICK if args.quick else CURVE if args.curve else \
+        LONG_CURVE if args.long_curve else \
         GPU_STUDY if args.gpu_study else {}
     for key, value in preset.items():
         if getattr(args, key) is None:
@@ -225,7 +234,8 @@ def main(argv=None):
         **{k: getattr(args, k) for k in (
             'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
             'train_images', 'test_images', 'probe_images', 'probe_epochs',
-            'data_root', 'work_dir', 'device', 'quick', 'report_only')
+            'probe_seeds', 'data_root', 'work_dir', 'device', 'quick',
+            'report_only')
             if getattr(args, k) is not None})
     result = run_study(settings, log=lambda line: print(line, flush=True))
     print('\n' + markdown(result))

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from randsac_mm.cli.device import DEVICES
 from randsac_mm.evaluation import (
     accuracy_readouts,
+    check_probe_seeds,
     readout_title,
 )
 
@@ -84,6 +85,21 @@ CURVE = dict(variants=['random', 'patch-random', 'square-m2', 'blob-k7',
              epochs=30, eval_epochs=[5, 10, 20, 30],
              readouts=['linear', 'knn', 'attentive'],
              work_dir='work_dirs/small_scale_curve')
+# --long-curve: the training-length study at five times the length (the
+# paper trains its segment tables 800 epochs, its architecture rows 1600):
+# new 150-epoch runs (a 30-epoch run's cosine has ended), read out at 30,
+# 60, 100 and 150. The variants of every segment ordering, the hierarchy
+# (square 16 -> 4), the skip layer (the plain transformer beside
+# transformer-skip) and MAE; the probes averaged over five probe seeds,
+# whose spread (0.40 pooled, attentive) was as large as the 30-epoch gaps.
+# Runs go in the order of docs/small_scale_study.md's plan, one at a time.
+LONG_CURVE = dict(variants=['random', 'patch-random', 'square-m2',
+                            'square-16to4', 'blob-k7', 'blob-k7-shuffle',
+                            'transformer', 'transformer-skip', 'mae'],
+                  epochs=150, eval_epochs=[30, 60, 100, 150],
+                  readouts=['linear', 'knn', 'attentive'],
+                  probe_seeds=[0, 1, 2, 3, 4],
+                  work_dir='work_dirs/small_scale_curve150')
 # --gpu-study: the curve's variants and readouts pretrained on all 60,000
 # training images (4690 steps: 10x the ablation table's, 1.7x the CPU
 # curve's), sized for one H100 in about 15 minutes. An estimate, not yet
@@ -155,6 +171,9 @@ class StudySettings:
             the probes and hold the k-NN's neighbours (default:
             ``train_images``, the pretraining images).
         probe_epochs (int): the probes' epochs on the cached features.
+        probe_seeds (list[int] | None): train the probes once per probe
+            seed on the same features and record their mean (None: once,
+            seeded with the run's seed).
         data_root (str | None): Fashion-MNIST's IDX files (default: the
             configs').
         work_dir (str): where runs and results go.
@@ -183,6 +202,7 @@ class StudySettings:
     test_images: int = None
     probe_images: int = None
     probe_epochs: int = 90
+    probe_seeds: list = None
     data_root: str = None
     work_dir: str = 'work_dirs/small_scale_study'
     device: str = 'cpu'
@@ -205,6 +225,8 @@ class StudySettings:
                              f'{list(READOUT_NAMES)}')
         if len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f'seeds must be distinct, got {self.seeds}')
+        if self.probe_seeds is not None:
+            check_probe_seeds(self.probe_seeds)
         if self.device not in DEVICES:
             raise ValueError(f'device must be one of {DEVICES}, got '
                              f'{self.device!r}')

@@ -131,7 +131,7 @@ def recorded_readouts(name, seed, epoch, settings, checkpoint=None,
                   test_images=settings.test_images,
                   probe_epochs=settings.probe_epochs,
                   data_root=_recorded_root(settings),
-                  **_added_settings(settings, 'probe_images'))
+                  **_added_settings(settings, 'probe_images', 'probe_seeds'))
     cached = read_record(cache, wanted, '--work-dir') if refuse_others \
         else same_settings(cache, wanted)
     return cached or dict(settings=wanted), cache
@@ -189,6 +189,7 @@ def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):
             done.update(evaluate_frozen(
                 model.to(settings.device), *loaders(),
                 probe_epochs=settings.probe_epochs, seed=seed,
+                probe_seeds=settings.probe_seeds,
                 readouts=missing, probe_device=settings.device,
                 # A GPU study's features in full float32 (the protocol of
                 # its records); a CPU's as its pretraining.

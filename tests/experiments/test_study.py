@@ -274,6 +274,45 @@ def test_the_gpu_preset_resolves_to_all_images_on_cuda_without_running():
     assert tool_args('--gpu-study', '--device', 'cpu').device == 'cpu'
 
 
+def test_the_long_curve_preset_reads_150_epoch_runs_out_over_probe_seeds():
+    args = tool_args('--long-curve')
+    assert (args.epochs, args.eval_epochs, args.probe_seeds, args.device) \
+        == (150, [30, 60, 100, 150], [0, 1, 2, 3, 4], 'cpu')
+    assert args.readouts == ['linear', 'knn', 'attentive']
+    # Every variant of the issue's list: the segment orderings, the
+    # hierarchy, the skip layer's pair and MAE.
+    assert args.variants == ['random', 'patch-random', 'square-m2',
+                             'square-16to4', 'blob-k7', 'blob-k7-shuffle',
+                             'transformer', 'transformer-skip', 'mae']
+    assert tool_args('--long-curve', '--probe-seeds', '7').probe_seeds == [7]
+
+
+def test_probe_seeds_are_passed_to_the_readouts_and_name_their_record(
+        tmp_path, monkeypatch):
+    """With probe seeds the readouts are their mean, and the record's
+    settings name the seeds, so that a readout of one probe seed is never
+    taken for it."""
+    import randsac_mm.evaluation as evaluation
+    asked = {}
+
+    def evaluate_frozen(model, train, test, **kwargs):
+        asked.update(kwargs)
+        return dict(linear=80.0)
+    monkeypatch.setattr(evaluation, 'evaluate_frozen', evaluate_frozen)
+    monkeypatch.setattr(study_runs, 'build_model',
+                        lambda *args, **kwargs: torch.nn.Identity())
+    settings = study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, readouts=['linear'],
+        probe_seeds=[0, 1, 2], work_dir=str(tmp_path))
+    done = study.evaluate('random', 0, 0, settings, lambda: (None, None))
+    assert asked['probe_seeds'] == [0, 1, 2] and done['linear'] == 80.0
+    assert done['settings']['probe_seeds'] == [0, 1, 2]
+    # One probe (the earlier studies' records) names none.
+    single = study.recorded_readouts('random', 0, 0, study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, work_dir=str(tmp_path)))[0]
+    assert 'probe_seeds' not in single['settings']
+
+
 def test_quick_and_default_runs_are_cpu_runs():
     args = tool_args('--quick', '--device', 'cpu')
     assert (args.device, args.seeds, args.epochs, args.train_images) == \
@@ -424,6 +463,8 @@ def test_gaps_compare_the_seeds_both_variants_have():
     (dict(device='gpu'),
      r"device must be one of \('cuda', 'cpu'\), got 'gpu'"),
     (dict(probe_images=0), 'probe_images must be >= 1 or None, got 0'),
+    (dict(probe_seeds=[0, 0]), r'probe_seeds must be distinct, got \[0, 0\]'),
+    (dict(probe_seeds=[]), 'probe_seeds: give at least one seed'),
 ])
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -461,10 +502,12 @@ def test_committed_study_results_have_the_schema_run_study_writes(
     assert set(result) == {'settings', 'records', 'summary', 'orderings',
                            'pretrain_minutes'}
     settings = result['settings']
-    # device, probe_images, plan, compile and workers came later; a record
-    # without them ran at their defaults (see study.runs._added_settings).
+    # device, probe_images, plan, compile, workers and probe_seeds came
+    # later; a record without them ran at their defaults (see
+    # study.runs._added_settings).
     names = {f.name for f in fields(study.StudySettings)}
-    later = {'device', 'probe_images', 'plan', 'compile', 'workers'}
+    later = {'device', 'probe_images', 'plan', 'compile', 'workers',
+             'probe_seeds'}
     assert names - later <= set(settings) <= names
     readouts, epochs = settings['readouts'], settings['eval_epochs']
     for record in result['records']:
