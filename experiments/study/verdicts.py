@@ -1,11 +1,10 @@
 """The study's figures over seeds: each variant's readouts, and each of
-the paper's orderings as a gap with its standard error."""
-import math
+the paper's orderings as a gap, t-tested over the seeds."""
 import statistics
 
 from randsac_mm.analysis.paper import paper_figure
 
-from ..seed_statistics import verdict
+from ..seed_statistics import compare, verdict
 from .plan import SMALL_SCALE
 
 
@@ -30,14 +29,12 @@ def summarize(records, variants, readouts, plan=SMALL_SCALE):
 
 
 def ordering_gaps(summaries, readouts, plan=SMALL_SCALE):
-    """Each paper ordering's gap (better - worse mean, percentage points)
-    and its standard error, sqrt(s_w^2 / n + s_b^2 / n), at every epoch
-    both variants were read out, and a verdict at the longest: 'holds'
-    (gap > 2 SE), 'reversed' (gap < -2 SE) or 'undecided'.
-
-    Both means are taken over the seeds the two variants share, so a study
-    under way, with more seeds recorded for one than for the other,
-    compares like with like; ``seeds`` in each epoch's entry names them.
+    """Each paper ordering's gap (better - worse, percentage points) at
+    every epoch both variants were read out, t-tested over the seeds
+    (:func:`~experiments.seed_statistics.compare`: paired by seed, Welch
+    where a variant lacks seeds the other has), and a verdict at the
+    longest: 'holds' (p < 0.05, gap > 0), 'reversed' (p < 0.05, gap < 0)
+    or undecided.
 
     Args:
         summaries (dict): {epoch: :func:`summarize` of that epoch}.
@@ -51,32 +48,16 @@ def ordering_gaps(summaries, readouts, plan=SMALL_SCALE):
             continue
         entry = dict(worse=worse, better=better, paper=paper, readouts={})
         for readout in readouts:
-            per_epoch = []
-            for epoch in epochs:
-                low, high = summaries[epoch][worse], summaries[epoch][better]
-                seeds = [s for s in low['seeds'] if s in high['seeds']]
-                if not seeds:
-                    continue
-                lows = _values_of_seeds(low, readout, seeds)
-                highs = _values_of_seeds(high, readout, seeds)
-                gap = statistics.fmean(highs) - statistics.fmean(lows)
-                se = None if len(seeds) < 2 else math.sqrt(
-                    (statistics.variance(lows) + statistics.variance(highs))
-                    / len(seeds))
-                per_epoch.append(dict(epoch=epoch, gap=gap, se=se,
-                                      seeds=seeds))
-            if not per_epoch:
-                continue
+            per_epoch = [dict(epoch=epoch, **compare(
+                _by_seed(summaries[epoch][better], readout),
+                _by_seed(summaries[epoch][worse], readout)))
+                for epoch in epochs]
             entry['readouts'][readout] = dict(
                 by_epoch=per_epoch, verdict=verdict(per_epoch[-1]))
-        if entry['readouts']:
-            orderings.append(entry)
+        orderings.append(entry)
     return orderings
 
 
-def _values_of_seeds(entry, readout, seeds):
-    """A :func:`summarize` entry's values of one readout, for ``seeds``."""
-    by_seed = dict(zip(entry['seeds'], entry[readout]['values']))
-    return [by_seed[s] for s in seeds]
-
-
+def _by_seed(entry, readout):
+    """A :func:`summarize` entry's values of one readout: {seed: value}."""
+    return dict(zip(entry['seeds'], entry[readout]['values']))

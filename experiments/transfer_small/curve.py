@@ -17,11 +17,12 @@ over several sittings, one heavy job at a time. ``--tasks detection`` runs
 Mask R-CNN instead (for example at the longest length only).
 
 The report, ``<records>.json``, ``.md`` and ``.png``: for each length and
-pretraining, the gain over random init paired by seed (the mean of the
-per-seed differences over the seeds both have) with its standard error,
-and RandSAC against MAE the same way; a gap is decided only beyond 2 SE
-(``experiments.seed_statistics``). The picture: the gain against the
-pretraining epochs, one line per pretraining.
+pretraining, the gain over random init with its standard error and
+p-value, paired by seed (Welch's test where one side has seeds the other
+lacks), and RandSAC against MAE the same way; a gap is decided at
+p < 0.05 from three seeds a side (``experiments.seed_statistics``). The
+picture: the gain against the pretraining epochs, one line per
+pretraining.
 """
 PROG = 'python -m experiments.transfer_small.curve'
 if __name__ == '__main__':  # Ctrl-C in the imports below: one line
@@ -39,7 +40,7 @@ from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
 
-from ..seed_statistics import paired_gap, verdict
+from ..seed_statistics import compare, p_cell, verdict
 from .runs import TASKS, TransferSettings
 from .study import run_study
 
@@ -103,7 +104,7 @@ def curve_entries(results):
                 for init, mine in values.items():
                     if not mine:
                         continue
-                    gain = paired_gap(mine, random)
+                    gain = compare(mine, random)
                     points.append(dict(
                         task=task, metric=metric, epochs=n, init=init,
                         seeds=sorted(mine),
@@ -111,7 +112,7 @@ def curve_entries(results):
                         gain_over_random=gain, verdict=gain and verdict(
                             gain, 'above random init', 'below random init')))
                 for init in RANDSAC:
-                    gap = paired_gap(values[init], values['mae'])
+                    gap = compare(values[init], values['mae'])
                     if gap:
                         versus.append(dict(
                             task=task, metric=metric, epochs=n, init=init,
@@ -125,10 +126,24 @@ def curve_entries(results):
 
 
 def _pm(gap):
+    """'+2.29 ± 1.08' (no SE from one seed)."""
     if gap is None:
         return ''
     se = '' if gap['se'] is None else f" ± {gap['se']:.2f}"
     return f"{gap['gap']:+.2f}{se}"
+
+
+def _count(gap):
+    """The seeds of a comparison: '3', or '5/3' where the sides differ."""
+    better, worse = gap['sizes']
+    return str(better) if better == worse else f'{better}/{worse}'
+
+
+def _test(gap):
+    """The test's p-value, and which test where it is Welch's."""
+    if gap is None:
+        return ''
+    return p_cell(gap) + (' (Welch)' if gap['test'] == 'welch' else '')
 
 
 def markdown(curve):
@@ -141,20 +156,21 @@ def markdown(curve):
                      f"(seeds {', '.join(map(str, r['values']))}: "
                      f'{values})')
     lines += ['', '| task | metric | pretraining epochs | initialisation | '
-              'seeds | mean | gain over random init ± SE | verdict |',
-              '| --- | --- | --- | --- | --- | --- | --- | --- |']
+              'seeds | mean | gain over random init ± SE | p | verdict |',
+              '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for p in curve['points']:
         lines.append(
             f"| {p['task']} | {p['metric']} | {p['epochs']} | {p['init']} "
             f"| {len(p['seeds'])} | {p['mean']:.2f} | "
-            f"{_pm(p['gain_over_random'])} | {p['verdict'] or ''} |")
+            f"{_pm(p['gain_over_random'])} | {_test(p['gain_over_random'])} "
+            f"| {p['verdict'] or ''} |")
     lines += ['', '| task | metric | pretraining epochs | RandSAC '
-              '- MAE | seeds | gap ± SE | verdict |',
-              '| --- | --- | --- | --- | --- | --- | --- |']
+              '- MAE | seeds | gap ± SE | p | verdict |',
+              '| --- | --- | --- | --- | --- | --- | --- | --- |']
     for v in curve['randsac_vs_mae']:
         lines.append(f"| {v['task']} | {v['metric']} | {v['epochs']} | "
-                     f"{v['init']} | {len(v['seeds'])} | {_pm(v)} | "
-                     f"{v['verdict']} |")
+                     f"{v['init']} | {_count(v)} | "
+                     f"{_pm(v)} | {_test(v)} | {v['verdict']} |")
     return '\n'.join(lines)
 
 

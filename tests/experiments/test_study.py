@@ -392,66 +392,81 @@ def test_orderings_name_variants_that_exist():
         assert worse in study.VARIANTS and better in study.VARIANTS
 
 
-def summaries(**means_and_stds):
-    """{epoch: summary} with linear readouts over seeds 0, 1, 2 of the given
-    (mean, std): the values mean - std, mean, mean + std."""
+def summaries(**values):
+    """{epoch: summary} with linear readouts of seeds 0, 1, 2, ... given as
+    {epoch 'e<N>': {variant: [value of seed 0, of seed 1, ...]}}."""
     out = {}
-    for epoch, entries in means_and_stds.items():
-        out[int(epoch[1:])] = {
-            name: dict(seeds=[0, 1, 2], linear=dict(
-                mean=mean, std=std, values=[mean - std, mean, mean + std]))
-            for name, (mean, std) in entries.items()}
+    for epoch, entries in values.items():
+        records = [dict(variant=name, seed=seed, linear=value)
+                   for name, seeds in entries.items()
+                   for seed, value in enumerate(seeds)]
+        out[int(epoch[1:])] = study.summarize(records, list(entries),
+                                              ['linear'])
     return out
 
 
-def test_gaps_and_standard_errors_decide_at_the_longest_epoch():
-    # SE of the gap: sqrt(s_w^2 / 3 + s_b^2 / 3).
+def test_gaps_are_t_tested_paired_by_seed_at_the_longest_epoch():
     result = study.ordering_gaps(summaries(
-        e5={'patch-random': (78.0, 0.3), 'square-m2': (78.2, 0.3),
-            'blob-k7': (79.0, 0.3), 'blob-k7-shuffle': (79.0, 0.3)},
-        e30={'patch-random': (80.0, 0.3), 'square-m2': (81.0, 0.3),
-             'blob-k7': (79.9, 0.3), 'blob-k7-shuffle': (80.0, 0.6)}),
-        ['linear'])
+        e5={'patch-random': [78.0, 78.3, 77.7],
+            'square-m2': [78.2, 78.5, 77.9],
+            'blob-k7': [79.0, 79.3, 78.7]},
+        # Square - patch: 0.6, 0.7, 0.5 (t 10.4); blob - patch: 1.0, 0.2,
+        # 0.6 (2.6 SE: decided by the old 2-SE rule, not by the t-test).
+        e30={'patch-random': [80.0, 80.5, 79.5],
+             'square-m2': [80.6, 81.2, 80.0],
+             'blob-k7': [81.0, 80.7, 80.1]}), ['linear'])
     by_pair = {(o['worse'], o['better']): o['readouts']['linear']
                for o in result}
     squares = by_pair[('patch-random', 'square-m2')]
     assert [p['epoch'] for p in squares['by_epoch']] == [5, 30]
-    assert squares['by_epoch'][1]['gap'] == pytest.approx(1.0)
-    assert squares['by_epoch'][1]['se'] == pytest.approx(
-        (0.09 / 3 + 0.09 / 3)**0.5)
-    assert squares['verdict'] == 'holds'  # 1.0 > 2 x 0.245
-    blobs = by_pair[('patch-random', 'blob-k7')]
-    assert blobs['verdict'] == 'undecided (within 2 SE)'
-    coherence = by_pair[('blob-k7-shuffle', 'blob-k7')]
-    assert coherence['by_epoch'][1]['gap'] == pytest.approx(-0.1)
-    assert coherence['verdict'] == 'undecided (within 2 SE)'
+    point = squares['by_epoch'][1]
+    assert (point['gap'], point['test'], point['df']) == (
+        pytest.approx(0.6), 'paired', 2)
+    assert point['se'] == pytest.approx(0.1 / 3 ** 0.5)
+    assert point['p'] == pytest.approx(0.00913, abs=1e-5)
+    assert squares['verdict'] == 'holds'
+    blobs = by_pair[('patch-random', 'blob-k7')]['by_epoch'][1]
+    assert blobs['gap'] / blobs['se'] == pytest.approx(2.598, abs=1e-3)
+    assert blobs['p'] == pytest.approx(0.1217, abs=1e-4)
+    assert by_pair[('patch-random', 'blob-k7')]['verdict'] == \
+        'undecided (p ≥ 0.05)'
     reversed_ = study.ordering_gaps(summaries(
-        e5={'patch-random': (81.0, 0.1), 'square-m2': (80.0, 0.1)}),
-        ['linear'])
+        e5={'patch-random': [81.0, 81.2, 80.8],
+            'square-m2': [80.0, 80.1, 79.9]}), ['linear'])
     assert reversed_[0]['readouts']['linear']['verdict'] == 'reversed'
+    # The report prints each gap's p beside it.
+    from experiments.study.report import markdown
+    at_30 = summaries(e30={'patch-random': [80.0, 80.5, 79.5],
+                           'square-m2': [80.6, 81.2, 80.0]})
+    assert '| +0.60 ± 0.06, p 0.009 | holds |' in markdown(dict(
+        settings=dict(readouts=['linear']), records=[],
+        summary={str(e): s for e, s in at_30.items()},
+        orderings=study.ordering_gaps(at_30, ['linear'])))
 
 
-def test_gaps_compare_the_seeds_both_variants_have():
-    # A study under way: patch-random has seeds 0 and 1, square-m2 seed 1
-    # only, blob-k7 seeds 0 and 1.
+def test_a_variant_lacking_seeds_is_compared_by_welchs_test():
+    # A study under way: patch-random has seeds 0 and 1, square-m2 seeds 0,
+    # 1, 2 and 3, blob-k7 seeds 0 and 1.
     at_30 = study.summarize([
         dict(variant='patch-random', seed=0, linear=79.0),
         dict(variant='patch-random', seed=1, linear=81.0),
-        dict(variant='square-m2', seed=1, linear=81.5),
+        *[dict(variant='square-m2', seed=s, linear=v)
+          for s, v in enumerate([81.5, 81.0, 82.0, 81.7])],
         dict(variant='blob-k7', seed=0, linear=80.0),
         dict(variant='blob-k7', seed=1, linear=81.6)],
         ['patch-random', 'square-m2', 'blob-k7'], ['linear'])
     by_pair = {(o['worse'], o['better']): o['readouts']['linear']
                for o in study.ordering_gaps({30: at_30}, ['linear'])}
     squares = by_pair[('patch-random', 'square-m2')]
-    # Seed 1 only: 81.5 - 81.0, not 81.5 - mean(79, 81).
-    assert squares['by_epoch'] == [dict(epoch=30, gap=pytest.approx(0.5),
-                                        se=None, seeds=[1])]
-    assert squares['verdict'] == '1 seed: no verdict below 3'
+    [point] = squares['by_epoch']
+    assert (point['test'], point['sizes'], point['seeds']) == (
+        'welch', [4, 2], [0, 1, 2, 3])
+    assert point['gap'] == pytest.approx(81.55 - 80.0)
+    # Fewer than three seeds on a side: no verdict.
+    assert squares['verdict'] == '2 seeds: no verdict below 3'
     blobs = by_pair[('patch-random', 'blob-k7')]['by_epoch'][0]
-    assert blobs['seeds'] == [0, 1] and blobs['gap'] == pytest.approx(0.8)
-    # variances 2.0 and 1.28 over 2 seeds each
-    assert blobs['se'] == pytest.approx(((2.0 + 1.28) / 2)**0.5)
+    assert (blobs['test'], blobs['seeds']) == ('paired', [0, 1])
+    assert blobs['gap'] == pytest.approx(0.8)
 
 
 @pytest.mark.parametrize('kwargs, message', [
