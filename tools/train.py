@@ -111,7 +111,10 @@ def parse_args(argv=None):
 
 def apply_train_args(cfg, args):
     """Applies the training-only flags to ``cfg``."""
-    from randsac_mm.checkpoint.latest import latest_checkpoint
+    from randsac_mm.checkpoint.latest import (
+        dangling_pointer,
+        latest_checkpoint,
+    )
     if args.resume == 'auto':
         # The checkpoint that ends the latest epoch and iteration (mmengine
         # would trust a last_checkpoint pointer a kill may have left stale).
@@ -120,10 +123,14 @@ def apply_train_args(cfg, args):
             cfg.work_dir, log=lambda line: print(f'{PROG}: {line}',
                                                  flush=True))
         if cfg.load_from is None:
+            dangling = dangling_pointer(cfg.work_dir)
             raise UserError(
                 f'--resume: no training checkpoint in {cfg.work_dir} to '
-                'resume from; drop --resume to start a new run, or give the '
-                'checkpoint (--resume CKPT) or the run\'s --work-dir')
+                'resume from' + (
+                    f' (its last_checkpoint names {dangling}, which does '
+                    'not exist)' if dangling else '') + '; drop --resume '
+                'to start a new run, or give the checkpoint (--resume CKPT) '
+                'or the run\'s --work-dir')
     elif args.resume is not None:
         cfg.resume = True
         cfg.load_from = args.resume

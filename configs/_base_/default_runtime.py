@@ -7,11 +7,11 @@ default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50),
     param_scheduler=dict(type='ParamSchedulerHook'),
-    # atomic_local (randsac_mm.checkpoint.AtomicLocalBackend): a checkpoint
-    # is written to a temporary file and renamed, so a killed run never
-    # leaves a truncated checkpoint or last_checkpoint pointer behind.
-    checkpoint=dict(type='CheckpointHook', interval=1, max_keep_ckpts=3,
-                    backend_args=dict(backend='atomic_local')),
+    # AtomicCheckpointHook: each checkpoint written whole (a temporary file
+    # renamed over it) before an old one is removed, so a run killed while
+    # saving keeps a whole checkpoint and a true last_checkpoint pointer.
+    checkpoint=dict(type='AtomicCheckpointHook', interval=1,
+                    max_keep_ckpts=3),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='VisualizationHook', enable=False),
 )

@@ -1,7 +1,7 @@
 # Runtime of the detection configs (mmdet scope): mmdet's hooks and
-# visualizer, our modules registered, atomic checkpoints (the interval is
-# the schedule's, schedule_hooks), the random state carried through a
-# resume (drop path).
+# visualizer, our modules registered, atomic checkpoints
+# (AtomicCheckpointHook; the interval is the schedule's, schedule_hooks),
+# the random state carried through a resume (drop path).
 default_scope = 'mmdet'
 custom_imports = dict(imports=['randsac_mm.downstream'],
                       allow_failed_imports=False)
@@ -9,8 +9,7 @@ default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50),
     param_scheduler=dict(type='ParamSchedulerHook'),
-    checkpoint=dict(type='CheckpointHook', max_keep_ckpts=3,
-                    backend_args=dict(backend='atomic_local')),
+    checkpoint=dict(type='AtomicCheckpointHook', max_keep_ckpts=3),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='DetVisualizationHook'))
 custom_hooks = [dict(type='NonFiniteLossHook'),

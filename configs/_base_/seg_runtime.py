@@ -1,7 +1,7 @@
 # Runtime of the segmentation configs (mmseg scope): mmseg's hooks and
-# visualizer, our modules registered, atomic checkpoints (the interval is
-# the schedule's, schedule_hooks), the random state carried through a
-# resume (drop path).
+# visualizer, our modules registered, atomic checkpoints
+# (AtomicCheckpointHook; the interval is the schedule's, schedule_hooks),
+# the random state carried through a resume (drop path).
 default_scope = 'mmseg'
 custom_imports = dict(imports=['randsac_mm.downstream'],
                       allow_failed_imports=False)
@@ -9,8 +9,8 @@ default_hooks = dict(
     timer=dict(type='IterTimerHook'),
     logger=dict(type='LoggerHook', interval=50, log_metric_by_epoch=False),
     param_scheduler=dict(type='ParamSchedulerHook'),
-    checkpoint=dict(type='CheckpointHook', by_epoch=False, max_keep_ckpts=3,
-                    backend_args=dict(backend='atomic_local')),
+    checkpoint=dict(type='AtomicCheckpointHook', by_epoch=False,
+                    max_keep_ckpts=3),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='SegVisualizationHook'))
 custom_hooks = [dict(type='NonFiniteLossHook'),

@@ -1,11 +1,19 @@
 """A local file backend whose writes are atomic: whole file or old file."""
 import os
 import os.path as osp
+import re
 import tempfile
 
 from mmengine.fileio import LocalBackend, register_backend
 
-__all__ = ['AtomicLocalBackend', 'save_atomic']
+__all__ = ['ATOMIC_LOCAL', 'AtomicLocalBackend', 'is_temporary_file',
+           'save_atomic']
+
+# The backend's name in mmengine's ``backend_args``.
+ATOMIC_LOCAL = 'atomic_local'
+# What a write leaves while it runs: '.<target's name>.<mkstemp's 8
+# characters>.tmp' beside the target.
+_TEMPORARY = re.compile(r'\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp')
 
 
 def _umask():
@@ -22,13 +30,10 @@ class AtomicLocalBackend(LocalBackend):
     A process killed while saving therefore leaves the previous checkpoint
     (and the previous ``last_checkpoint`` pointer) intact, plus at most a
     stray ``.*.tmp`` file; never a truncated checkpoint under the real
-    name. Configs select it through the checkpoint hook::
-
-        default_hooks = dict(checkpoint=dict(
-            type='CheckpointHook', backend_args=dict(backend='atomic_local')))
-
-    mmengine passes those ``backend_args`` both to ``save_checkpoint`` and to
-    the hook's own file writes.
+    name. ``randsac_mm.engine.hooks.AtomicCheckpointHook``, the configs'
+    checkpoint hook, selects it (``backend_args=dict(backend=
+    'atomic_local')``, which mmengine passes both to ``save_checkpoint`` and
+    to the hook's own file writes) and removes what a killed write left.
     """
 
     def put(self, obj, filepath):
@@ -59,7 +64,13 @@ class AtomicLocalBackend(LocalBackend):
             raise
 
 
-register_backend('atomic_local', AtomicLocalBackend)
+register_backend(ATOMIC_LOCAL, AtomicLocalBackend)
+
+
+def is_temporary_file(path):
+    """Whether ``path`` is the name of a write of this backend that did
+    not finish (a process killed while writing leaves it)."""
+    return _TEMPORARY.fullmatch(osp.basename(path)) is not None
 
 
 def save_atomic(obj, path):

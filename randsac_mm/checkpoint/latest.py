@@ -4,7 +4,7 @@ import os.path as osp
 
 from .reading import training_progress
 
-__all__ = ['latest_checkpoint']
+__all__ = ['dangling_pointer', 'latest_checkpoint', 'named_by_pointer']
 
 
 def latest_checkpoint(work_dir, log=None):
@@ -30,7 +30,8 @@ def latest_checkpoint(work_dir, log=None):
     Args:
         work_dir (str): the run's folder.
         log (Callable[[str], None] | None): told, in one line, when the
-            pointer names another file than the one chosen.
+            pointer names another file than the one chosen, or a file that
+            does not exist.
 
     Returns:
         str | None: the checkpoint's path.
@@ -43,12 +44,31 @@ def latest_checkpoint(work_dir, log=None):
     if not found:
         return None
     (epoch, iteration), chosen = max(found)
-    pointer = osp.join(work_dir, 'last_checkpoint')
-    if log is not None and osp.isfile(pointer):
-        with open(pointer) as f:
-            named = f.read().strip()
-        if osp.abspath(named) != osp.abspath(chosen):
-            log(f'{pointer} names {named or "nothing"!r}; resuming from '
-                f'{chosen}, the training checkpoint of this folder that ends '
-                f'the latest epoch and iteration ({epoch}, {iteration})')
+    named = named_by_pointer(work_dir)
+    if log is not None and named is not None and \
+            osp.abspath(named) != osp.abspath(chosen):
+        log(f'{osp.join(work_dir, "last_checkpoint")} names '
+            f'{named or "nothing"!r}'
+            f'{", which does not exist" if dangling_pointer(work_dir) else ""}'
+            f'; resuming from {chosen}, the training checkpoint of this '
+            'folder that ends the latest epoch and iteration '
+            f'({epoch}, {iteration})')
     return chosen
+
+
+def named_by_pointer(work_dir):
+    """What mmengine's ``last_checkpoint`` pointer of ``work_dir`` names
+    ('' for an empty one), or None without a pointer."""
+    pointer = osp.join(work_dir, 'last_checkpoint')
+    if not osp.isfile(pointer):
+        return None
+    with open(pointer) as f:
+        return f.read().strip()
+
+
+def dangling_pointer(work_dir):
+    """What ``last_checkpoint`` names when that file does not exist (a save
+    cut short by mmengine's own CheckpointHook, which removes the old
+    checkpoint first), else None."""
+    named = named_by_pointer(work_dir)
+    return named if named and not osp.exists(named) else None

@@ -5,7 +5,7 @@ import shutil
 
 import torch
 
-from randsac_mm.checkpoint.latest import latest_checkpoint
+from randsac_mm.checkpoint.latest import dangling_pointer, latest_checkpoint
 from randsac_mm.checkpoint.reading import (
     TRAINING_STATE,
     lacking_training_state,
@@ -55,6 +55,25 @@ def test_a_stale_pointer_does_not_send_the_run_back(tmp_path):
     assert told == []  # the pointer agrees: nothing to say
     (tmp_path / 'last_checkpoint').write_text('')  # killed mid-write
     assert latest_checkpoint(str(tmp_path)) == second
+
+
+def test_a_pointer_to_a_removed_checkpoint_is_said_so(tmp_path):
+    """mmengine's CheckpointHook, killed after removing epoch_1.pth and
+    before writing epoch_2.pth, leaves the pointer naming a lost file."""
+    first = save_training_checkpoint(tmp_path / 'epoch_1.pth', 1)
+    (tmp_path / 'last_checkpoint').write_text(first)
+    assert dangling_pointer(str(tmp_path)) is None
+    os.remove(first)
+    assert dangling_pointer(str(tmp_path)) == first
+    assert latest_checkpoint(str(tmp_path)) is None
+    older = save_training_checkpoint(tmp_path / 'iter_2.pth', 0, 2)
+    told = []
+    assert latest_checkpoint(str(tmp_path), log=told.append) == older
+    assert told[0].startswith(f"{tmp_path / 'last_checkpoint'} names "
+                              f"{first!r}, which does not exist; resuming "
+                              f'from {older}')
+    (tmp_path / 'last_checkpoint').write_text('')
+    assert dangling_pointer(str(tmp_path)) is None
 
 
 def test_file_times_do_not_decide(tmp_path):

@@ -2,6 +2,7 @@
 iteration on tiny data in its real on-disk format; every evaluation config
 loads a checkpoint written by a pretraining config."""
 import copy
+import glob
 import json
 import os
 import os.path as osp
@@ -357,8 +358,8 @@ def test_paper_scale_rows_are_the_appendix_recipe(path):
 @pytest.mark.parametrize('path', PRETRAIN_CONFIGS, ids=name)
 def test_pretraining_runs_are_reproducible_and_checkpoints_atomic(path):
     """Crops and layouts are keyed on the sample (PerSampleSeed first, or
-    the batch path's data set; the hook on), the global generators survive
-    a resume, and checkpoints go through the atomic backend."""
+    the batch path's data set; the hook on) and the global generators
+    survive a resume (checkpoints: the test below)."""
     cfg = Config.fromfile(path)
     dataset = cfg.train_dataloader.dataset
     # The batch path keys its draws itself (docs/guarantees.md).
@@ -368,8 +369,24 @@ def test_pretraining_runs_are_reproducible_and_checkpoints_atomic(path):
     assert {'PerSampleSeedHook', 'NonFiniteLossHook',
             'RandomStateHook'} <= hooks
     assert cfg.train_cfg.type == 'EpochBasedTrainLoop'
-    assert cfg.default_hooks.checkpoint.backend_args == dict(
-        backend='atomic_local')
+
+
+EVERY_CONFIG = sorted(
+    p for p in glob.glob(osp.join(CONFIG_DIR, '**', '*.py'), recursive=True)
+    if '_base_' not in p)
+
+
+@pytest.mark.parametrize('path', EVERY_CONFIG, ids=name)
+def test_every_training_config_saves_whole_checkpoints_before_removing(path):
+    """docs/guarantees.md: every config that trains (pretraining, probes,
+    fine-tunes, UperNet, Mask R-CNN) checkpoints with AtomicCheckpointHook
+    through the atomic backend (its default)."""
+    cfg = Config.fromfile(path)
+    if cfg.get('train_cfg') is None:
+        return  # a config that does not train
+    checkpoint = cfg.default_hooks.checkpoint
+    assert checkpoint.type == 'AtomicCheckpointHook'
+    assert checkpoint.get('backend_args') is None
 
 
 def test_a_paper_scale_row_trains_on_cifar10_with_the_base_swapped(

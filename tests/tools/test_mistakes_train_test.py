@@ -60,6 +60,11 @@ train_dataloader = dict(_delete_=True, batch_size=8, num_workers=0,
 """)
     (tmp / 'a_file').write_text('')
     (tmp / 'empty_work_dir').mkdir()
+    # mmengine's CheckpointHook killed between removing epoch_1.pth and
+    # writing epoch_2.pth: a pointer to a removed checkpoint.
+    (tmp / 'dangling_work_dir').mkdir()
+    (tmp / 'dangling_work_dir' / 'last_checkpoint').write_text(
+        str(tmp / 'dangling_work_dir' / 'epoch_1.pth'))
     # Stand-ins for `python`: the wrong one on PATH, and a virtual
     # environment's (a script: a symlinked interpreter would lose the
     # environment it belongs to).
@@ -78,6 +83,7 @@ train_dataloader = dict(_delete_=True, batch_size=8, num_workers=0,
         no_collate=str(tmp / 'no_collate.py'),
         a_file=str(tmp / 'a_file'),
         empty=str(tmp / 'empty_work_dir'),
+        dangling=str(tmp / 'dangling_work_dir'),
         wrong_bin=str(tmp / 'wrong_bin'),
         venv=str(tmp / 'venv'),
     )
@@ -168,6 +174,12 @@ ROWS = [
      r'^tools/train\.py: error: --resume: no training checkpoint in '
      r'.*empty_work_dir to resume from; drop --resume to start a new run',
      None),
+    ('resume-dangling-pointer',
+     [TRAIN, DEMO_CLASSIFIER, '--resume', '--work-dir', '{dangling}', *CPU],
+     r'^tools/train\.py: error: --resume: no training checkpoint in '
+     r'.*dangling_work_dir to resume from \(its last_checkpoint names '
+     r'.*dangling_work_dir/epoch_1\.pth, which does not exist\); drop '
+     r'--resume', None),
     ('resume-another-models-checkpoint',
      [TRAIN, DEMO_CLASSIFIER, '--resume', '{pre}', '--work-dir', '{empty}',
       *CPU],

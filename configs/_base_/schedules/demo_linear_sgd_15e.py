@@ -16,5 +16,5 @@ test_cfg = dict()
 # (see randsac_adamw.py).
 schedule_hooks = dict(
     logger=dict(type='LoggerHook', interval=10),
-    checkpoint=dict(type='CheckpointHook', interval=max_epochs,
+    checkpoint=dict(type='AtomicCheckpointHook', interval=max_epochs,
                     max_keep_ckpts=1))

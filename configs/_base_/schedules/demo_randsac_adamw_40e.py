@@ -22,6 +22,6 @@ train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=max_epochs)
 # (see randsac_adamw.py).
 schedule_hooks = dict(
     logger=dict(type='LoggerHook', interval=10),
-    checkpoint=dict(type='CheckpointHook', interval=max_epochs,
+    checkpoint=dict(type='AtomicCheckpointHook', interval=max_epochs,
                     max_keep_ckpts=1))
 auto_scale_lr = dict(base_batch_size=64)

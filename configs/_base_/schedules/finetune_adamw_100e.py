@@ -28,4 +28,5 @@ auto_scale_lr = dict(base_batch_size=1024)
 # Merged into the runtime's default_hooks by the config that lists both
 # (see randsac_adamw.py).
 schedule_hooks = dict(
-    checkpoint=dict(type='CheckpointHook', interval=10, max_keep_ckpts=3))
+    checkpoint=dict(type='AtomicCheckpointHook', interval=10,
+                    max_keep_ckpts=3))

@@ -28,5 +28,6 @@ optim_wrapper = dict(
 # beside the runtime merges these into the runtime's hooks with
 #   default_hooks = _base_.schedule_hooks
 schedule_hooks = dict(
-    checkpoint=dict(type='CheckpointHook', interval=10, max_keep_ckpts=3),
+    checkpoint=dict(type='AtomicCheckpointHook', interval=10,
+                    max_keep_ckpts=3),
     logger=dict(type='LoggerHook', interval=100))
