@@ -114,24 +114,28 @@ def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
         start).
 
     Raises:
-        UserError: ``folder`` is another run's.
+        UserError: ``folder`` is another run's, or another process trains
+            in it now (``randsac_mm.cli.work_dir_lock``: a study started
+            twice).
     """
     from mmengine.runner import Runner
 
     from randsac_mm.checkpoint import latest_checkpoint
-    resumed = latest_checkpoint(folder) if osp.isdir(folder) else None
-    if settings is not None:
-        _claim_folder(folder, settings, resumed, adopt_unnamed)
-    cfg.work_dir = folder
-    if cfg.get('visualizer') and cfg.get('experiment_name'):
-        # mmseg's and mmdet's runtimes name their visualizer 'visualizer',
-        # and mmengine hands a second run in this process the first's
-        # instance (and log folder): each run's own.
-        cfg.visualizer.name = cfg.experiment_name
-    if resumed is not None:  # an interrupted run continues exactly
-        cfg.resume, cfg.load_from = True, resumed
-    runner = Runner.from_cfg(cfg)
-    runner.train()
+    from randsac_mm.cli.work_dir_lock import hold_work_dir
+    with hold_work_dir(folder):
+        resumed = latest_checkpoint(folder)
+        if settings is not None:
+            _claim_folder(folder, settings, resumed, adopt_unnamed)
+        cfg.work_dir = folder
+        if cfg.get('visualizer') and cfg.get('experiment_name'):
+            # mmseg's and mmdet's runtimes name their visualizer
+            # 'visualizer', and mmengine hands a second run in this process
+            # the first's instance (and log folder): each run's own.
+            cfg.visualizer.name = cfg.experiment_name
+        if resumed is not None:  # an interrupted run continues exactly
+            cfg.resume, cfg.load_from = True, resumed
+        runner = Runner.from_cfg(cfg)
+        runner.train()
     return runner, resumed
 
 

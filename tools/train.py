@@ -13,9 +13,13 @@ stack batches (``collate_fn``), a model, optimizer or first training item
 that does not build (a config key no class takes names the key and the
 class), a pretrained backbone checkpoint
 (``model.backbone.init_cfg.checkpoint``) that does not fit, ``--resume``
-with no checkpoint in the work dir or with another model's checkpoint.
-``--dry-run`` makes only these checks (``tools/dist_train.sh`` runs it once
-before starting its processes).
+with no checkpoint in the work dir or with another model's checkpoint, a
+work dir another run is training in. ``--dry-run`` makes only these checks
+(``tools/dist_train.sh`` runs it once before starting its processes).
+
+A run holds its work dir (``<work_dir>/.run.lock``, rank 0) until it ends:
+a second run into the folder is refused naming the first; the lock of a
+killed run is taken over, and said (``randsac_mm.cli.work_dir_lock``).
 
 Examples:
     python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \\
@@ -213,7 +217,9 @@ def main(argv=None):
     from randsac_mm._cli.checks import nothing_left_to_train
     from randsac_mm._cli.distributed import start_process_group
     from randsac_mm._cli.runner import build_runner
+    from randsac_mm.cli.work_dir_lock import check_work_dir_free
     cfg = apply_train_args(load_run_config(args), args)
+    check_work_dir_free(cfg.work_dir)  # another run's: refused at once
     if not args.dry_run:  # (dist_train.sh's is one process)
         # Before the checks: they seed each process as the Runner will.
         start_process_group(cfg, args.launcher, args.device)
@@ -227,8 +233,24 @@ def main(argv=None):
         print(f'{PROG}: {args.config}: the checks passed (dry run: nothing '
               'trained)', flush=True)
         return
-    runner = build_runner(cfg, built)
-    runner.train()
+    with _holding_work_dir(cfg, args.launcher):
+        runner = build_runner(cfg, built)
+        runner.train()
+
+
+def _holding_work_dir(cfg, launcher):
+    """The run's hold on its work dir (``randsac_mm.cli.work_dir_lock``):
+    rank 0's; the other ranks write into the folder rank 0 holds."""
+    import contextlib
+    import os
+
+    from randsac_mm.cli.work_dir_lock import hold_work_dir
+    rank = 0 if launcher == 'none' else int(
+        os.environ.get('RANK', os.environ.get('SLURM_PROCID', 0)))
+    if rank != 0:
+        return contextlib.nullcontext()
+    return hold_work_dir(cfg.work_dir,
+                         log=lambda line: print(f'{PROG}: {line}', flush=True))
 
 
 if __name__ == '__main__':

@@ -1,0 +1,119 @@
+"""A work dir belongs to one run: the run holds a lock in it.
+
+Two runs started into one work dir would both train, writing over each
+other's checkpoints and dumped config, and both exit 0. A run holds
+``<work_dir>/.run.lock`` (``fcntl.flock``, exclusive) from before its
+Runner is built to its end; the file says who holds it (process, host,
+command, since when). A second run into the folder is refused in one line
+that names the holder. The kernel releases a lock when its process dies,
+however it dies: a lock file left by a killed run is taken over, and said.
+Under DDP only rank 0 holds it (every rank writes into the same folder).
+
+Linux and macOS (``fcntl``); on a network file system ``flock`` works
+where the file system supports it (NFS v4 does).
+"""
+import contextlib
+import fcntl
+import json
+import os
+import os.path as osp
+import socket
+import sys
+import time
+
+from .errors import UserError
+
+__all__ = ['LOCK_NAME', 'check_work_dir_free', 'hold_work_dir']
+
+LOCK_NAME = '.run.lock'
+
+
+def _holder_of(path):
+    """What the lock file says of its holder (a dict, {} when it says
+    nothing readable)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def _described(holder):
+    """'process 123 on node1 (tools/train.py x.py, since 2026-12-02
+    03:41:02 UTC)'."""
+    if not holder:
+        return 'another process'
+    what = f"process {holder.get('pid')} on {holder.get('host')}"
+    details = [d for d in (holder.get('command'),
+                           holder.get('since') and
+                           f"since {holder['since']}") if d]
+    return what + (f" ({', '.join(details)})" if details else '')
+
+
+def _acquire(work_dir, argument):
+    """The open lock file of ``work_dir``, locked, and what its previous
+    holder wrote (None when the file was new).
+
+    Raises:
+        UserError: another process holds it.
+    """
+    os.makedirs(work_dir, exist_ok=True)
+    path = osp.join(work_dir, LOCK_NAME)
+    f = open(path, 'a+')
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder_of(path)
+        f.close()
+        raise UserError(
+            f'{argument}: {work_dir} is in use by another run, '
+            f'{_described(holder)}: two runs in one folder would write over '
+            "each other's checkpoints; wait for it to end, or give another "
+            f'{argument}') from None
+    f.seek(0)
+    previous = f.read().strip()
+    return f, previous and _holder_of(path)
+
+
+@contextlib.contextmanager
+def hold_work_dir(work_dir, argument='--work-dir', log=print):
+    """Holds ``work_dir``'s lock while the block runs (the run), then
+    removes it.
+
+    Args:
+        work_dir (str): the run's folder (made if missing).
+        argument (str): the option that gives it, named in the refusal.
+        log (Callable[[str], None]): told, in one line, when the lock of a
+            run that ended without releasing it (killed) is taken over.
+
+    Raises:
+        UserError: another process holds the lock.
+    """
+    f, previous = _acquire(work_dir, argument)
+    path = f.name
+    try:
+        if previous:
+            log(f'{path}: took over the lock of {_described(previous)}, '
+                'which ended without releasing it (killed?)')
+        f.seek(0)
+        f.truncate()
+        json.dump(dict(pid=os.getpid(), host=socket.gethostname(),
+                       command=' '.join([osp.basename(sys.argv[0])]
+                                        + sys.argv[1:])[:200],
+                       since=time.strftime('%Y-%m-%d %H:%M:%S UTC',
+                                           time.gmtime())), f)
+        f.flush()
+        yield path
+    finally:
+        # Removed while still held: a run waiting on it finds no holder.
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+        f.close()
+
+
+def check_work_dir_free(work_dir, argument='--work-dir'):
+    """Refuses (UserError) a work dir another run holds, without taking it
+    and without making the folder (``--dry-run``)."""
+    if osp.isfile(osp.join(work_dir, LOCK_NAME)):
+        f, _ = _acquire(work_dir, argument)
+        f.close()
