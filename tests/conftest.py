@@ -117,6 +117,18 @@ def mmpretrain_scope():
         yield
 
 
+@pytest.fixture(autouse=True)
+def signal_handlers():
+    """The stop signals' handlers put back after each test: a tool run in
+    this process (run_tool) sets its own, and ignores them once it ends."""
+    import signal
+    names = (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1)
+    before = {s: signal.getsignal(s) for s in names}
+    yield
+    for signum, handler in before.items():
+        signal.signal(signum, handler)
+
+
 @pytest.fixture
 def logged():
     """The messages logged through mmengine's current logger during the

@@ -39,7 +39,7 @@ from .conftest import REPO_ROOT
 PACKAGE = osp.join(REPO_ROOT, 'randsac_mm')
 LAYERS = {
     'extension_registry': 0, 'version': 0, 'version_check': 0,
-    'installed_files': 0, 'precision': 0,
+    'installed_files': 0, 'precision': 0, 'signals': 0,
     'segments': 1,
     'checkpoint': 2,
     'datasets': 3,

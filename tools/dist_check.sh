@@ -13,6 +13,12 @@
 # problem (randsac_mm.cli.device) and the script exits 2, before torchrun
 # starts anything. Needs PYTHON and PYTHONPATH set.
 #
+#   check_port
+# On the master node (NODE_RANK 0), PORT (torchrun's --master_port) must be
+# free: a second run on one node would otherwise fail deep in torchrun
+# with EADDRINUSE. One line naming PORT= and a free port, exit 2. Needs
+# PYTHON, PORT and NODE_RANK set.
+#
 #   dry_run TOOL [tool arguments...]
 # Runs TOOL's checks once (its --dry-run: config, checkpoints, dataloaders)
 # before torchrun starts GPUS processes that would each refuse the same
@@ -52,6 +58,25 @@ check_processes() {
   if [ "$device" = cuda ]; then
     "$PYTHON" -m randsac_mm.cli.device --prog "$0" --gpus "$gpus" || exit 2
   fi
+}
+
+check_port() {
+  [ "${NODE_RANK:-0}" = 0 ] || return 0
+  "$PYTHON" - "$PORT" "$0" <<'PY' || exit 2
+import socket, sys
+port, prog = int(sys.argv[1]), sys.argv[2]
+try:
+    with socket.socket() as s:
+        s.bind(('', port))
+except OSError as e:
+    with socket.socket() as s:
+        s.bind(('', 0))
+        free = s.getsockname()[1]
+    print(f'{prog}: error: PORT {port} is in use on this node ({e.strerror}'
+          f': another run\'s torchrun?); give a free port, e.g. PORT={free} '
+          f'{prog} ...', file=sys.stderr)
+    sys.exit(1)
+PY
 }
 
 dry_run() {

@@ -28,9 +28,11 @@ export PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}"
 . "$HERE/dist_check.sh"
 default_python
 check_processes "$GPUS" "$@"
+check_port
 dry_run "$HERE/train.py" "$CONFIG" --launcher pytorch "$@"
 
-exec "$PYTHON" -m torch.distributed.run \
+# torchrun, ending in one line on Ctrl-C or a stop signal (randsac_mm._cli.torchrun)
+exec "$PYTHON" -m randsac_mm._cli.torchrun "$0" \
     --nnodes="$NNODES" \
     --node_rank="$NODE_RANK" \
     --master_addr="$MASTER_ADDR" \

@@ -25,7 +25,13 @@ shift 4
 GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
 CPUS_PER_TASK=${CPUS_PER_TASK:-16}
-for name in GPUS GPUS_PER_NODE CPUS_PER_TASK; do
+SIGNAL_SECONDS=${SIGNAL_SECONDS:-90}
+REQUEUE=${REQUEUE:-0}
+case $REQUEUE in
+  0|1) ;;
+  *) echo "$0: error: REQUEUE must be 0 or 1, got '$REQUEUE'" >&2; exit 2 ;;
+esac
+for name in GPUS GPUS_PER_NODE CPUS_PER_TASK SIGNAL_SECONDS; do
   case ${!name} in
     ''|*[!0-9]*|0*)
       echo "$0: error: $name must be a positive integer, got '${!name}'" >&2
@@ -50,6 +56,12 @@ if [ ! -f "$CONFIG" ]; then
   exit 2
 fi
 
+RESUME=()
+if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] && [[ " $* " != *" --resume"* ]]; then
+  RESUME=(--resume)  # this job was requeued: continue the run
+fi
+
+status=0
 # shellcheck disable=SC2086
 PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}" \
 srun -p "$PARTITION" \
@@ -59,5 +71,19 @@ srun -p "$PARTITION" \
     --ntasks-per-node="$GPUS_PER_NODE" \
     --cpus-per-task="$CPUS_PER_TASK" \
     --kill-on-bad-exit=1 \
+    --signal=USR1@"$SIGNAL_SECONDS" \
     ${SRUN_ARGS} \
-    "$PYTHON" -u "$HERE/train.py" "$CONFIG" --work-dir="$WORK_DIR" --launcher slurm "$@"
+    "$PYTHON" -u "$HERE/train.py" "$CONFIG" --work-dir="$WORK_DIR" --launcher slurm "${RESUME[@]}" "$@" \
+  || status=$?
+
+# 138, 143: stopped by SIGUSR1 or SIGTERM (randsac_mm.signals), the
+# checkpoint to resume from named in the run's log.
+if [ "$REQUEUE" = 1 ] && { [ "$status" -eq 138 ] || [ "$status" -eq 143 ]; }; then
+  if [ -z "${SLURM_JOB_ID:-}" ]; then
+    echo "$0: stopped by a signal; REQUEUE=1 requeues a batch job (sbatch), and this is none: run it again with --resume" >&2
+  else
+    scontrol requeue "$SLURM_JOB_ID"
+    echo "$0: stopped by a signal; job $SLURM_JOB_ID requeued, it resumes from $WORK_DIR" >&2
+  fi
+fi
+exit "$status"

@@ -242,12 +242,10 @@ def _holding_work_dir(cfg, launcher):
     """The run's hold on its work dir (``randsac_mm.cli.work_dir_lock``):
     rank 0's; the other ranks write into the folder rank 0 holds."""
     import contextlib
-    import os
 
+    from randsac_mm.cli.errors import launched_rank
     from randsac_mm.cli.work_dir_lock import hold_work_dir
-    rank = 0 if launcher == 'none' else int(
-        os.environ.get('RANK', os.environ.get('SLURM_PROCID', 0)))
-    if rank != 0:
+    if launcher != 'none' and launched_rank() != 0:
         return contextlib.nullcontext()
     return hold_work_dir(cfg.work_dir,
                          log=lambda line: print(f'{PROG}: {line}', flush=True))

@@ -19,11 +19,13 @@ default_hooks = dict(
 # Log the global batch's loss (the mean over processes); stop at the first
 # NaN/inf loss, before it is checkpointed; key the data randomness of
 # PerSampleSeed pipelines on (seed, epoch, sample); carry the global
-# generators (masks, dropout) through a resume.
+# generators (masks, dropout) through a resume; on SIGTERM or SIGUSR1 (a
+# cluster's preemption) stop after the iteration, saying how to resume.
 custom_hooks = [dict(type='MeanLogsOverProcessesHook'),
                 dict(type='NonFiniteLossHook'),
                 dict(type='PerSampleSeedHook'),
-                dict(type='RandomStateHook')]
+                dict(type='RandomStateHook'),
+                dict(type='PreemptionHook')]
 
 env_cfg = dict(
     cudnn_benchmark=False,

@@ -13,7 +13,8 @@ default_hooks = dict(
     sampler_seed=dict(type='DistSamplerSeedHook'),
     visualization=dict(type='DetVisualizationHook'))
 custom_hooks = [dict(type='NonFiniteLossHook'),
-                dict(type='RandomStateHook')]  # drop path through a resume
+                dict(type='RandomStateHook'),  # drop path through a resume
+                dict(type='PreemptionHook')]  # SIGTERM, SIGUSR1: save, stop
 env_cfg = dict(cudnn_benchmark=False,
                mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
                dist_cfg=dict(backend='nccl'))

@@ -5,23 +5,45 @@ or FileNotFoundError through: they name the argument and what is allowed)
 and runs its ``main`` with :func:`run_tool`, which prints
 ``<tool>: error: <what is wrong>, <what is allowed>`` on one line and exits
 with 2, as argparse does for a bad option; Ctrl-C ends it with one line
-too, also during a command's first imports (:func:`interrupt_quietly`).
-``--debug`` shows the traceback instead.
+too, also during a command's first imports (:func:`interrupt_quietly`), and
+so do SIGTERM and SIGUSR1 (``randsac_mm.signals``; in training,
+``PreemptionHook`` says how to resume instead). ``--debug`` shows the
+traceback instead.
+
+Under ``torchrun`` (``tools/dist_train.sh``) the launcher says
+"interrupted" once for all processes, and of a stop only rank 0 speaks.
 """
+import os
 import signal
 import sys
 
-__all__ = ['INTERRUPTED', 'USER_ERRORS', 'UserError', 'WORKER_TRACEBACK',
-           'add_debug_arg', 'interrupt_quietly', 'one_line', 'run_tool']
+from ..signals import PREEMPTION_SIGNALS, stopped_exit_code
+
+__all__ = ['INTERRUPTED', 'USER_ERRORS', 'Stopped', 'UserError',
+           'WORKER_TRACEBACK', 'add_debug_arg', 'interrupt_quietly',
+           'launched_rank', 'one_line', 'run_tool']
 
 
 class UserError(Exception):
     """A mistake in a tool's arguments or inputs, reported as one line."""
 
 
+class Stopped(BaseException):
+    """A signal of ``PREEMPTION_SIGNALS`` stopped the tool (outside a
+    training loop, whose ``PreemptionHook`` stops it itself)."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _stop(signum, frame):
+    raise Stopped(signum)
+
+
 # The exit code of a tool stopped with Ctrl-C (128 + SIGINT, as a shell
 # reports it).
-INTERRUPTED = 130
+INTERRUPTED = stopped_exit_code(signal.SIGINT)
 # What run_tool reports as a user's mistake: ours, and the library's checks
 # of arguments, configs and files (each names what is wrong and allowed).
 USER_ERRORS = (UserError, ValueError, FileNotFoundError)
@@ -61,6 +83,8 @@ def run_tool(main, argv=None, prog=None):
     name = prog or sys.argv[0]
     # Ctrl-C raises KeyboardInterrupt again (after interrupt_quietly).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in PREEMPTION_SIGNALS:
+        signal.signal(signum, _stop)
     try:
         return main(argv)
     except USER_ERRORS as error:
@@ -69,10 +93,34 @@ def run_tool(main, argv=None, prog=None):
         print(f'{name}: error: {one_line(error)}', file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:  # Ctrl-C: the user's choice, not a crash
+        _ignore_signals()  # torchrun sends its workers one more
         if '--debug' in args:
             raise
-        print(f'{name}: interrupted', file=sys.stderr)
+        if 'TORCHELASTIC_RUN_ID' not in os.environ:  # (else the launcher's)
+            print(f'{name}: interrupted', file=sys.stderr)
         sys.exit(INTERRUPTED)
+    except Stopped as stop:
+        _ignore_signals()
+        if '--debug' in args:
+            raise
+        if launched_rank() == 0:
+            print(f'{name}: stopped by {stop}', file=sys.stderr)
+        sys.exit(stopped_exit_code(stop.signum))
+
+
+def _ignore_signals():
+    """Further stop signals ignored while a tool ends (a second Ctrl-C, or
+    torchrun's own signal to its workers, would raise inside the first's
+    handling)."""
+    for signum in (signal.SIGINT, *PREEMPTION_SIGNALS):
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def launched_rank():
+    """This process's rank as its launcher set it (torchrun's ``RANK``,
+    Slurm's ``SLURM_PROCID``; 0 for a process alone), known before any
+    process group starts."""
+    return int(os.environ.get('RANK', os.environ.get('SLURM_PROCID', 0)))
 
 
 # torch re-raises a data loader worker's error in the main process with

@@ -83,3 +83,45 @@ def test_each_experiment_command_interrupts_quietly_before_its_imports(
                if isinstance(n, (ast.Import, ast.ImportFrom))
                and 'interrupt_quietly' not in ast.unparse(n)]
     assert calls and calls[0] < min(imports), command
+
+
+def signalling(signum):
+    """A main that receives ``signum``, as a process does from a cluster
+    or ``kill``."""
+    def main(argv):
+        import os
+        import time
+        os.kill(os.getpid(), signum)
+        time.sleep(5)
+        pytest.fail('the signal did not stop the tool')
+    return main
+
+
+@pytest.mark.parametrize('name, code', [('SIGTERM', 143), ('SIGUSR1', 138)])
+def test_a_stop_signal_is_one_line_and_the_shells_exit_code(
+        name, code, capsys, monkeypatch):
+    """What Slurm and torchrun send, outside a training loop (inside it,
+    PreemptionHook speaks): before, SIGTERM ended the tool in silence."""
+    import signal
+    monkeypatch.delenv('RANK', raising=False)
+    with pytest.raises(SystemExit) as stop:
+        run_tool(signalling(getattr(signal, name)), argv=[], prog='tool')
+    assert stop.value.code == code
+    assert capsys.readouterr().err == f'tool: stopped by {name}\n'
+
+
+def test_under_torchrun_only_rank_0_speaks_and_the_launcher_interrupts(
+        capsys, monkeypatch):
+    """Each process of tools/dist_train.sh gets Ctrl-C: the launcher says
+    'interrupted' once (randsac_mm._cli.torchrun); of a stop signal, rank 0
+    speaks."""
+    import signal
+    monkeypatch.setenv('TORCHELASTIC_RUN_ID', 'run')
+    for rank, said in (('0', 'tool: stopped by SIGTERM\n'), ('1', '')):
+        monkeypatch.setenv('RANK', rank)
+        with pytest.raises(SystemExit) as stop:
+            run_tool(signalling(signal.SIGTERM), argv=[], prog='tool')
+        assert stop.value.code == 143 and capsys.readouterr().err == said
+        with pytest.raises(SystemExit) as stop:
+            run_tool(raising(KeyboardInterrupt()), argv=[], prog='tool')
+        assert stop.value.code == 130 and capsys.readouterr().err == ''
