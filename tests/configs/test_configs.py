@@ -377,16 +377,19 @@ EVERY_CONFIG = sorted(
 
 
 @pytest.mark.parametrize('path', EVERY_CONFIG, ids=name)
-def test_every_training_config_saves_whole_checkpoints_before_removing(path):
+def test_every_training_config_keeps_a_checkpoint_and_stops_on_signals(
+        path):
     """docs/guarantees.md: every config that trains (pretraining, probes,
     fine-tunes, UperNet, Mask R-CNN) checkpoints with AtomicCheckpointHook
-    through the atomic backend (its default)."""
+    through the atomic backend (its default) and stops on SIGTERM and
+    SIGUSR1 with PreemptionHook."""
     cfg = Config.fromfile(path)
     if cfg.get('train_cfg') is None:
         return  # a config that does not train
     checkpoint = cfg.default_hooks.checkpoint
     assert checkpoint.type == 'AtomicCheckpointHook'
     assert checkpoint.get('backend_args') is None
+    assert 'PreemptionHook' in {h.type for h in cfg.custom_hooks}
 
 
 def test_a_paper_scale_row_trains_on_cifar10_with_the_base_swapped(
