@@ -1,4 +1,5 @@
 """A local file backend whose writes are atomic: whole file or old file."""
+import errno
 import os
 import os.path as osp
 import re
@@ -6,14 +7,34 @@ import tempfile
 
 from mmengine.fileio import LocalBackend, register_backend
 
-__all__ = ['ATOMIC_LOCAL', 'AtomicLocalBackend', 'is_temporary_file',
-           'save_atomic']
+__all__ = ['ATOMIC_LOCAL', 'AtomicLocalBackend', 'DiskFullError',
+           'is_temporary_file', 'save_atomic']
 
 # The backend's name in mmengine's ``backend_args``.
 ATOMIC_LOCAL = 'atomic_local'
 # What a write leaves while it runs: '.<target's name>.<mkstemp's 8
 # characters>.tmp' beside the target.
 _TEMPORARY = re.compile(r'\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp')
+
+
+# A full disk, or a full quota.
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class DiskFullError(OSError):
+    """A write that found no space: names the file and its size, and that
+    nothing was replaced."""
+
+    def __init__(self, filepath, size, cause):
+        super().__init__(
+            cause.errno,
+            f'no space left to write {filepath} ({size / 2**20:.1f} MiB): '
+            f'{cause.strerror}; nothing was replaced (the files already '
+            'there are whole); free space on that disk, or write elsewhere')
+        self.path = filepath
+
+    def __str__(self):
+        return self.strerror  # without OSError's '[Errno 28]'
 
 
 def _umask():
@@ -47,6 +68,15 @@ class AtomicLocalBackend(LocalBackend):
     @staticmethod
     def _atomic_write(data, filepath):
         filepath = str(filepath)
+        try:
+            AtomicLocalBackend._write_and_rename(data, filepath)
+        except OSError as error:
+            if error.errno in FULL:
+                raise DiskFullError(filepath, len(data), error) from error
+            raise
+
+    @staticmethod
+    def _write_and_rename(data, filepath):
         folder = osp.dirname(osp.abspath(filepath))
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(

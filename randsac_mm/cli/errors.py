@@ -13,6 +13,7 @@ traceback instead.
 Under ``torchrun`` (``tools/dist_train.sh``) the launcher says
 "interrupted" once for all processes, and of a stop only rank 0 speaks.
 """
+import errno
 import os
 import signal
 import sys
@@ -92,6 +93,13 @@ def run_tool(main, argv=None, prog=None):
             raise
         print(f'{name}: error: {one_line(error)}', file=sys.stderr)
         sys.exit(2)
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT) or \
+                '--debug' in args:
+            raise
+        # A full disk: what was being written, and what is kept.
+        print(f'{name}: error: {one_line(error)}', file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:  # Ctrl-C: the user's choice, not a crash
         _ignore_signals()  # torchrun sends its workers one more
         if '--debug' in args:

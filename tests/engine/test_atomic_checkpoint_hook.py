@@ -224,3 +224,37 @@ def test_a_kill_at_any_point_of_a_save_keeps_a_whole_checkpoint(
     # Resumed from epoch 2 with epoch 1 still there: it removes it.
     assert any(line.startswith('removed epoch_1.pth: superseded')
                for line in said) == (left == ['epoch_1.pth', 'epoch_2.pth'])
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_keeps_the_older(
+        tmp_path, monkeypatch, capsys):
+    """Before: a 40-line traceback ending in OSError: [Errno 28], naming no
+    file."""
+    import errno
+
+    from ..conftest import DEMO_CLASSIFIER
+    from ..tool_runs import run_in_process
+    write = atomic_local_backend.AtomicLocalBackend._write_and_rename
+
+    def full_at_epoch_2(data, filepath):
+        if osp.basename(filepath) == 'epoch_2.pth':
+            raise OSError(errno.ENOSPC, 'No space left on device')
+        write(data, filepath)
+    monkeypatch.setattr(atomic_local_backend.AtomicLocalBackend,
+                        '_write_and_rename', staticmethod(full_at_epoch_2))
+    code, out, err = run_in_process(
+        ['tools/train.py', DEMO_CLASSIFIER, '--device', 'cpu', '--work-dir',
+         str(tmp_path), '--cfg-options', 'train_cfg.max_epochs=2',
+         'default_hooks.checkpoint.interval=1',
+         'train_dataloader.dataset.indices=64', 'train_cfg.val_interval=10'],
+        monkeypatch, capsys)
+    assert code == 1
+    [line] = err.strip().splitlines()[-1:]
+    assert 'Traceback' not in err
+    assert line.startswith(f'tools/train.py: error: no space left to write '
+                           f'{tmp_path}/epoch_2.pth (')
+    assert line.endswith('MiB): No space left on device; nothing was '
+                         'replaced (the files already there are whole); '
+                         'free space on that disk, or write elsewhere')
+    assert files(tmp_path) == ['epoch_1.pth']
+    assert pointer(tmp_path) == 'epoch_1.pth'
