@@ -9,9 +9,13 @@ Before anything is created it checks what would otherwise fail late or
 train the wrong thing, and stops with one line naming the argument: a path
 its argument refuses (``randsac_mm.cli.paths``), a config that is not a
 model config (a data config), a pretraining config whose dataloaders do not
-stack batches (``collate_fn``), a model, optimizer or first training item
-that does not build (a config key no class takes names the key and the
-class), a pretrained backbone checkpoint
+stack batches (``collate_fn``), a value the model or optimizer cannot use
+(a rate out of its range, an unknown ``arch``: ``randsac_mm.cli.
+config_values``), a model, optimizer or first training item that does not
+build (a config key no class takes names the key and the class), a batch
+of one sample for a model that normalises over the batch (the linear
+probe's BatchNorm1d; its last batch too, unless ``drop_last``), a
+pretrained backbone checkpoint
 (``model.backbone.init_cfg.checkpoint``) that does not fit, ``--resume``
 with no checkpoint in the work dir or with another model's checkpoint, a
 work dir another run is training in. ``--dry-run`` makes only these checks
@@ -168,8 +172,10 @@ def check_config(cfg, args):
         it builds its own, sharded).
     """
     import torch
+    from mmengine.dist import get_world_size
 
     from randsac_mm._cli.checks import (
+        check_batch_norm_batches,
         check_checkpoint,
         check_evaluator_files,
         check_pretrained_init,
@@ -177,6 +183,7 @@ def check_config(cfg, args):
     )
     from randsac_mm._cli.runner import BuiltParts, check_strategy
     from randsac_mm.cli.builds import check_optimizer_builds
+    from randsac_mm.cli.config_values import check_config_values
     base = 'is a _base_ of model configs; train one that includes it, ' \
         'e.g. configs/demo/vit-mini-p4_1xb64-10e_digits.py'
     kind = require_kind(cfg, trainable_kinds(), 'config', args.config,
@@ -190,6 +197,7 @@ def check_config(cfg, args):
                         'training config sets train_dataloader, train_cfg '
                         'and optim_wrapper')
     check_train_length(cfg)
+    check_config_values(cfg)
     check_evaluator_files(cfg, 'val')
     if CONFIG_KINDS.get(kind).stacked_batches:
         check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')
@@ -207,6 +215,7 @@ def check_config(cfg, args):
     if args.resume is not None and not deepspeed:
         check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
     built.build_dataset(cfg, 'train')
+    check_batch_norm_batches(cfg, model, built.dataset, get_world_size())
     return built if cfg.get('strategy') is None else None
 
 

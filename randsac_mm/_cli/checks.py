@@ -20,9 +20,9 @@ from ..cli.builds import build_model_for_checks, in_scope
 from ..cli.config_kinds import config_kind
 from ..cli.errors import UserError
 
-__all__ = ['check_checkpoint', 'check_evaluator_files',
-           'check_pretrained_init', 'check_train_length', 'checkpoint_kind',
-           'nothing_left_to_train']
+__all__ = ['check_batch_norm_batches', 'check_checkpoint',
+           'check_evaluator_files', 'check_pretrained_init',
+           'check_train_length', 'checkpoint_kind', 'nothing_left_to_train']
 
 def checkpoint_kind(loaded, state):
     """What a checkpoint looks like (a key of ``checkpoint.fit.
@@ -206,3 +206,46 @@ def check_evaluator_files(cfg, split):
                 'data_root + ann_file): the run would score against other '
                 'ground truth; point both at the same file (--cfg-options '
                 f'{split}_evaluator.ann_file={reads})')
+
+
+def check_batch_norm_batches(cfg, model, dataset, world_size=1):
+    """Refuses a training batch of one sample for a model that normalises
+    over the batch (``BatchNorm1d``: the linear probe's neck), which
+    raises "Expected more than 1 value per channel" at that batch: a batch
+    size of 1, or an epoch whose last batch holds one sample (129 images
+    at batch 128) unless ``drop_last`` drops it.
+
+    Args:
+        cfg (mmengine.Config): the run's config (``train_dataloader``).
+        model (torch.nn.Module): its model, built.
+        dataset: the training data set, built (its length).
+        world_size (int): processes the data set is split over (mmengine's
+            ``DefaultSampler`` gives each the same count, rounded up).
+
+    Raises:
+        UserError: naming the batch size, the count and ``drop_last``.
+    """
+    import math
+
+    import torch
+    norms = [name for name, m in model.named_modules()
+             if isinstance(m, torch.nn.BatchNorm1d)]
+    if not norms:
+        return
+    loader = cfg.train_dataloader
+    batch = loader.batch_size
+    what = (f'the model normalises over the batch ({norms[0]}: '
+            'BatchNorm1d), which cannot train on one sample')
+    if batch == 1:
+        raise UserError(f'config: train_dataloader.batch_size=1: {what}; '
+                        'give a batch size of 2 or more')
+    sampler = (loader.get('sampler') or {}).get('type', 'DefaultSampler')
+    if loader.get('drop_last') or sampler == 'InfiniteSampler':
+        return  # every batch is whole
+    per_process = math.ceil(len(dataset) / world_size)
+    if per_process % batch == 1:
+        raise UserError(
+            f'config: train_dataloader: the last batch of each epoch holds '
+            f'1 sample ({per_process} images a process at batch_size '
+            f'{batch}): {what}; set train_dataloader.drop_last=True, or '
+            'another batch size')

@@ -67,15 +67,31 @@ def test_a_finite_or_missing_loss_goes_on(outputs):
 
 @pytest.mark.parametrize('value', [float('nan'), float('inf'),
                                    -float('inf')])
-def test_a_non_finite_loss_stops_naming_it_and_the_last_checkpoint(value):
+def test_a_non_finite_loss_stops_naming_it_and_the_last_checkpoint(
+        value, tmp_path):
+    from randsac_mm.engine import NonFiniteLossHook
+
+    from ..checkpoint.test_latest import save_training_checkpoint
+    saved = save_training_checkpoint(tmp_path / 'epoch_1.pth', 1)
+    with pytest.raises(FloatingPointError) as info:
+        NonFiniteLossHook().after_train_iter(
+            _Runner(tmp_path), 0, outputs={'loss': torch.tensor(value)})
+    assert str(info.value).startswith(
+        f'non-finite training loss {value} at iteration 7 (epoch 2)')
+    assert f'Last good checkpoint: {saved}. ' in str(info.value)
+    assert str(info.value).endswith('then resume from it with --resume.')
+
+
+def test_before_any_checkpoint_it_says_to_start_again(tmp_path):
+    """drop_path_rate=1.0 (now refused) gave NaN at iteration 1, and the
+    message said to resume from a checkpoint that did not exist."""
     from randsac_mm.engine import NonFiniteLossHook
     with pytest.raises(FloatingPointError) as info:
         NonFiniteLossHook().after_train_iter(
-            _Runner(), 0, outputs={'loss': torch.tensor(value)})
-    assert str(info.value).startswith(
-        f'non-finite training loss {value} at iteration 7 (epoch 2)')
-    assert 'Last good checkpoint: work_dirs/x/epoch_1.pth' in \
-        str(info.value)
+            _Runner(tmp_path), 0, outputs={'loss': torch.tensor(float('nan'))})
+    assert 'No checkpoint was written yet.' in str(info.value)
+    assert str(info.value).endswith('then start the run again.')
+    assert '--resume' not in str(info.value)
 
 
 def test_a_loss_that_requires_grad_is_read_without_a_warning():
@@ -92,7 +108,7 @@ def test_a_loss_that_requires_grad_is_read_without_a_warning():
     with pytest.raises(FloatingPointError, match='non-finite training loss '
                        'inf'), warnings.catch_warnings():
         warnings.simplefilter('error')
-        NonFiniteLossHook().after_train_iter(_Runner(), 0, outputs={
+        NonFiniteLossHook().after_train_iter(_Runner('.'), 0, outputs={
             'loss': (weight * float('inf')).sum()})
 
 
@@ -100,7 +116,5 @@ class _Runner:
     """What the hook reads of mmengine's Runner when the loss diverges."""
     iter, epoch = 6, 1
 
-    class message_hub:
-        @staticmethod
-        def get_info(key):
-            return 'work_dirs/x/epoch_1.pth'
+    def __init__(self, work_dir='.'):
+        self.work_dir = str(work_dir)

@@ -303,6 +303,48 @@ ROWS = [
       'train_dataloader.batch_size=0', *CPU],
      r'^tools/train\.py: error: config: train_dataloader\.batch_size=0; give '
      r'at least 1$', None),
+    # A value outside what its builder can use (randsac_mm.cli.
+    # config_values; every key: tests/cli/test_config_values.py). Before,
+    # each passed --dry-run: layer decay 0 froze the encoder in silence,
+    # -0.5 made learning rates negative, 1.5 17 times larger at the input;
+    # drop path 1.0 gave NaN at iteration 1; an unknown arch was
+    # mmpretrain's AssertionError without its key.
+    *[(f'train-layer-decay-{rate}',
+       [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{empty}', '--cfg-options',
+        f'optim_wrapper.paramwise_cfg.layer_decay_rate={rate}', *CPU],
+       r'^tools/train\.py: error: config: optim_wrapper\.paramwise_cfg\.'
+       rf'layer_decay_rate={re.escape(rate)}: give a number in \(0, 1\]$',
+       None) for rate in ('0', '-0.5', '1.5')],
+    ('train-drop-path-one',
+     [TRAIN, PRETRAIN, '--work-dir', '{empty}', '--cfg-options',
+      'model.backbone.drop_path_rate=1.0', *CPU],
+     r'^tools/train\.py: error: config: model\.backbone\.drop_path_rate=1\.0:'
+     r' give a number in \[0, 1\)$', None),
+    ('train-unknown-arch',
+     [TRAIN, PRETRAIN, '--work-dir', '{empty}', '--cfg-options',
+      'model.backbone.arch=gigantic', *CPU],
+     r"^tools/train\.py: error: config: model\.backbone\.arch='gigantic': "
+     r"give a name of RandSACViT's arch_zoo \(b, base, .*\) or a dict of "
+     r'embed_dims, num_layers, num_heads and feedforward_channels$', None),
+    # The linear probe's BatchNorm1d cannot train on one sample. Before:
+    # 'Expected more than 1 value per channel' after the dry run passed,
+    # even after a whole epoch, at its last batch.
+    ('train-batch-norm-batch-of-one',
+     [TRAIN, LINEAR, '--work-dir', '{empty}', '--cfg-options',
+      'model.backbone.init_cfg.checkpoint={pre}',
+      'train_dataloader.batch_size=1', *CPU],
+     r'^tools/train\.py: error: config: train_dataloader\.batch_size=1: the '
+     r'model normalises over the batch \(neck\.1\.bn: BatchNorm1d\), which '
+     r'cannot train on one sample; give a batch size of 2 or more$', None),
+    ('train-batch-norm-last-batch-of-one',
+     [TRAIN, LINEAR, '--work-dir', '{empty}', '--cfg-options',
+      'model.backbone.init_cfg.checkpoint={pre}',
+      'train_dataloader.dataset.indices=9', 'train_dataloader.batch_size=4',
+      *CPU],
+     r'^tools/train\.py: error: config: train_dataloader: the last batch of '
+     r'each epoch holds 1 sample \(9 images a process at batch_size 4\): '
+     r'.*; set train_dataloader\.drop_last=True, or another batch size$',
+     None),
     ('train-zero-epochs',
      [TRAIN, DEMO_CLASSIFIER, '--cfg-options', 'train_cfg.max_epochs=0',
       *CPU],

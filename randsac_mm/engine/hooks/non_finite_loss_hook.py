@@ -14,7 +14,8 @@ class NonFiniteLossHook(Hook):
     It runs after each training iteration with a priority above mmengine's
     CheckpointHook, so the iteration that diverged is never saved and the
     last checkpoint on disk is the last good one. The message names the
-    iteration, the loss value and that checkpoint. Registered in mmengine's
+    iteration, the loss value and that checkpoint (the one ``--resume``
+    takes), or says that none was written yet. Registered in mmengine's
     root registry: usable from the mmpretrain, mmseg and mmdet scopes.
     """
 
@@ -30,10 +31,13 @@ class NonFiniteLossHook(Hook):
         value = float(loss.detach() if hasattr(loss, 'detach') else loss)
         if math.isfinite(value):
             return
-        last = runner.message_hub.get_info('last_ckpt')
+        from ...checkpoint.latest import latest_checkpoint
+        last = latest_checkpoint(runner.work_dir)
+        check = 'Check the learning rate, the data and mixed precision'
         raise FloatingPointError(
             f'non-finite training loss {value} at iteration {runner.iter + 1}'
-            f' (epoch {runner.epoch + 1}); training stopped before saving. '
-            f'Last good checkpoint: {last or "none written yet"}. Check the '
-            'learning rate, the data and mixed precision, then resume from it '
-            'with --resume.')
+            f' (epoch {runner.epoch + 1}); training stopped before saving. ' +
+            (f'Last good checkpoint: {last}. {check}, then resume from it '
+             'with --resume.' if last else
+             f'No checkpoint was written yet. {check}, then start the run '
+             'again.'))
