@@ -70,7 +70,11 @@ def check_config(cfg, args):
         randsac_mm._cli.runner.BuiltParts: the model and test data set the
         checks built, for the run.
     """
-    from randsac_mm._cli.checks import check_checkpoint, check_evaluator_files
+    from randsac_mm._cli.checks import (
+        check_checkpoint,
+        check_evaluator_files,
+        check_vis_backends,
+    )
     from randsac_mm._cli.runner import BuiltParts
     require_kind(
         cfg, testable_kinds(), 'config', args.config,
@@ -87,6 +91,7 @@ def check_config(cfg, args):
                         f'{", ".join(lacking)}: no test loop; a tested config'
                         ' sets test_dataloader, test_cfg and test_evaluator')
     check_evaluator_files(cfg, 'test')
+    check_vis_backends(cfg)
     built = BuiltParts.build_model(cfg)
     check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test',
                      built.model)

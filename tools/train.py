@@ -180,6 +180,7 @@ def check_config(cfg, args):
         check_evaluator_files,
         check_pretrained_init,
         check_train_length,
+        check_vis_backends,
     )
     from randsac_mm._cli.runner import BuiltParts, check_strategy
     from randsac_mm.cli.builds import check_optimizer_builds
@@ -198,6 +199,7 @@ def check_config(cfg, args):
                         'and optim_wrapper')
     check_train_length(cfg)
     check_config_values(cfg)
+    check_vis_backends(cfg)
     check_evaluator_files(cfg, 'val')
     if CONFIG_KINDS.get(kind).stacked_batches:
         check_collate(cfg, ('train_dataloader', 'val_dataloader'), 'config')

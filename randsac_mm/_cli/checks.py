@@ -20,9 +20,24 @@ from ..cli.builds import build_model_for_checks, in_scope
 from ..cli.config_kinds import config_kind
 from ..cli.errors import UserError
 
-__all__ = ['check_batch_norm_batches', 'check_checkpoint',
-           'check_evaluator_files', 'check_pretrained_init',
-           'check_train_length', 'checkpoint_kind', 'nothing_left_to_train']
+__all__ = ['VIS_BACKEND_PACKAGES', 'check_batch_norm_batches',
+           'check_checkpoint', 'check_evaluator_files',
+           'check_pretrained_init', 'check_train_length',
+           'check_vis_backends', 'checkpoint_kind', 'nothing_left_to_train']
+
+# mmengine's logging backends and the package each imports when it first
+# logs (its _init_env): missing, the run died there, after its work dir
+# was made and the checks had passed.
+VIS_BACKEND_PACKAGES = {
+    'LocalVisBackend': None,
+    'TensorboardVisBackend': 'tensorboard',
+    'WandbVisBackend': 'wandb',
+    'MLflowVisBackend': 'mlflow',
+    'ClearMLVisBackend': 'clearml',
+    'NeptuneVisBackend': 'neptune',
+    'DVCLiveVisBackend': 'dvclive',
+    'AimVisBackend': 'aim',
+}
 
 def checkpoint_kind(loaded, state):
     """What a checkpoint looks like (a key of ``checkpoint.fit.
@@ -249,3 +264,37 @@ def check_batch_norm_batches(cfg, model, dataset, world_size=1):
             f'1 sample ({per_process} images a process at batch_size '
             f'{batch}): {what}; set train_dataloader.drop_last=True, or '
             'another batch size')
+
+
+def check_vis_backends(cfg):
+    """Refuses a logging backend (``visualizer.vis_backends``) that would
+    fail at its first log: one no registry knows, or one whose package is
+    not installed (``VIS_BACKEND_PACKAGES``).
+
+    Raises:
+        UserError: naming the backend's place, its type and the package.
+    """
+    import importlib.util
+
+    from mmengine.registry import VISBACKENDS
+    visualizer = cfg.get('visualizer') or {}
+    backends = visualizer.get('vis_backends') or []
+    if isinstance(backends, dict):
+        backends = [backends]
+    for index, backend in enumerate(backends):
+        kind = backend.get('type') if isinstance(backend, dict) else None
+        place = f'visualizer.vis_backends.{index}'
+        with in_scope(cfg), VISBACKENDS.switch_scope_and_registry(
+                None) as registry:
+            known = isinstance(kind, type) or (
+                isinstance(kind, str) and registry.get(kind) is not None)
+        if not known:
+            raise UserError(
+                f'config: {place}.type={kind!r} is no registered logging '
+                f'backend; mmengine\'s: {", ".join(VIS_BACKEND_PACKAGES)}')
+        package = VIS_BACKEND_PACKAGES.get(getattr(kind, '__name__', kind))
+        if package and importlib.util.find_spec(package) is None:
+            raise UserError(
+                f'config: {place} ({kind}) logs with the {package} package, '
+                f'which is not installed: pip install {package}, or remove '
+                'that backend')

@@ -345,6 +345,12 @@ ROWS = [
      r'each epoch holds 1 sample \(9 images a process at batch_size 4\): '
      r'.*; set train_dataloader\.drop_last=True, or another batch size$',
      None),
+    ('train-unknown-vis-backend',
+     [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{empty}', '--cfg-options',
+      'visualizer.vis_backends.0.type=TensorBoardBackend', *CPU],
+     r"^tools/train\.py: error: config: visualizer\.vis_backends\.0\.type="
+     r"'TensorBoardBackend' is no registered logging backend; mmengine's: "
+     r'LocalVisBackend, TensorboardVisBackend, ', None),
     ('train-zero-epochs',
      [TRAIN, DEMO_CLASSIFIER, '--cfg-options', 'train_cfg.max_epochs=0',
       *CPU],
@@ -417,3 +423,35 @@ def test_the_checks_pass_what_is_right(files, argv, monkeypatch, capsys):
                                     monkeypatch, capsys)
     assert code == 0, err[-3000:]
     assert 'the checks passed' in out
+
+
+def test_a_logging_backend_whose_package_is_missing_is_refused_at_dry_run(
+        files, monkeypatch, capsys):
+    """Before: the dry run passed, and the run died at its first log with a
+    chained ImportError, after making its work dir."""
+    import importlib.util
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, 'find_spec', lambda name, *a: None
+                        if name == 'tensorboard' else find_spec(name, *a))
+    code, out, err = run_in_process(
+        [TRAIN, DEMO_CLASSIFIER, '--dry-run', '--work-dir', files['empty'],
+         '--cfg-options', 'visualizer.vis_backends.0.type='
+         'TensorboardVisBackend', *CPU], monkeypatch, capsys)
+    assert code == 2
+    assert err.strip().splitlines()[-1] == (
+        'tools/train.py: error: config: visualizer.vis_backends.0 '
+        '(TensorboardVisBackend) logs with the tensorboard package, which is '
+        'not installed: pip install tensorboard, or remove that backend')
+    assert not os.listdir(files['empty'])
+
+
+def test_tensorboard_logs_a_run_as_docs_tools_md_shows(tmp_path, monkeypatch,
+                                                       capsys):
+    code, out, err = run_in_process(
+        [TRAIN, DEMO_CLASSIFIER, '--work-dir', str(tmp_path), '--cfg-options',
+         'visualizer.vis_backends.0.type=TensorboardVisBackend',
+         'train_cfg.max_epochs=1', 'train_dataloader.dataset.indices=64',
+         'val_dataloader.dataset.indices=64', *CPU], monkeypatch, capsys)
+    assert code == 0, err[-3000:]
+    events = list(tmp_path.glob('*/vis_data/events.out.tfevents.*'))
+    assert events and events[0].stat().st_size > 0
