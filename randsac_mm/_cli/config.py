@@ -6,6 +6,8 @@ import os.path as osp
 from mmengine.config import Config
 from mmengine.logging import print_log
 
+from ..cli.errors import launched_rank
+
 from ..cli.args import add_cfg_options
 from ..cli.device import DEVICES
 from ..cli.errors import UserError
@@ -167,6 +169,8 @@ def apply_cfg_options(cfg, options):
             continue
         fit_schedulers(cfg, int(options[key]), by_epoch)
         unit = 'epochs' if by_epoch else 'iterations'
+        if launched_rank() != 0:
+            continue  # said once, by rank 0
         print_log(f'--cfg-options {key}={options[key]} (the config: '
                   f'{before[key]}): the learning-rate schedule fitted to '
                   f'{options[key]} {unit} (its warmup kept, its decay '

@@ -49,6 +49,21 @@ def _matching_configs(loaded):
         else []
 
 
+def _mae_evaluations():
+    """The configs that fine-tune and linear-probe an MAE encoder (with its
+    class token): those of configs/benchmarks named '-mae_'."""
+    import glob
+
+    from ..installed_files import installed_path
+    try:
+        configs = installed_path('configs')
+    except FileNotFoundError:
+        return 'an MAE fine-tune or linear config (configs/benchmarks)'
+    found = sorted(glob.glob(osp.join(configs, 'benchmarks', '*',
+                                      '*-mae_*.py')))
+    return ' or '.join(osp.relpath(p, osp.dirname(configs)) for p in found)
+
+
 def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
                                 unused_keys=(), name=None):
     """Checks ``checkpoint`` against ``module``'s parameters
@@ -92,10 +107,14 @@ def check_pretrained_checkpoint(module, checkpoint, prefix='backbone.',
         else None
     if 'cls_token' in backbone and 'cls_token' not in unused_keys and \
             getattr(module, 'cls_token', None) is None:
-        # MAE's encoder has a class token, with its own position embedding.
-        suggestion = ('convert it first with tools/model_converters/'
-                      'randsac2downstream.py, which drops its class token '
-                      "and that token's position embedding")
+        # MAE's encoder has a class token, with its own position embedding:
+        # its own evaluation configs keep it; UperNet and Mask R-CNN take
+        # it converted.
+        suggestion = (
+            f'{suggestion or "evaluate it with " + _mae_evaluations()}; for '
+            'UperNet or Mask R-CNN, convert it first with '
+            'tools/model_converters/randsac2downstream.py, which drops its '
+            "class token and that token's position embedding")
     check_fit(module.state_dict(), backbone, ARGUMENT, name or checkpoint,
               'init', target='the backbone', kind=guess_kind(state),
               suggestion=suggestion, error=PretrainedCheckpointError,

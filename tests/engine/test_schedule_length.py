@@ -86,6 +86,14 @@ def test_a_longer_run_on_the_command_line_fits_its_schedule(logged):
         'schedule fitted to 40 epochs' in '\n'.join(logged)
 
 
+def test_under_ddp_only_rank_0_says_it(logged, monkeypatch):
+    """Before, each process of tools/dist_train.sh printed the line."""
+    monkeypatch.setenv('RANK', '1')
+    cfg = _run_config(DEMO, {'train_cfg.max_epochs': 40})
+    assert _spans(cfg)[1][2] == 40  # fitted on every rank
+    assert 'fitted' not in '\n'.join(logged)
+
+
 def test_iterations_on_the_command_line_do_the_same():
     cfg = _run_config(SEGMENTATION, {'train_cfg.max_iters': 8000})
     assert _spans(cfg) == [('LinearLR', 0, 50), ('PolyLR', 50, 8000)]

@@ -87,3 +87,31 @@ def test_windowed_blocks_see_only_their_window():
     glob.eval()
     with torch.no_grad():
         assert not torch.allclose(glob(images)[0], out[0], atol=1e-4)
+
+
+def test_an_mae_checkpoint_in_a_randsac_backbone_names_the_mae_configs(
+        tmp_path):
+    """An MAE encoder (with a class token) given to a RandSAC fine-tune
+    config: before, only tools/model_converters/randsac2downstream.py was
+    named, which is for mmseg and mmdet."""
+    from randsac_mm.checkpoint import (
+        PretrainedCheckpointError,
+        check_pretrained_checkpoint,
+    )
+    arch = dict(embed_dims=DIMS, num_layers=2, num_heads=4,
+                feedforward_channels=2 * DIMS)
+    backbone = MODELS.build(dict(type='RandSACViT', arch=arch, img_size=32,
+                                 patch_size=4))
+    mae = MODELS.build(dict(type='MAEViT', arch=arch, img_size=32,
+                            patch_size=4))
+    path = tmp_path / 'mae.pth'
+    torch.save({'state_dict': {f'backbone.{k}': v for k, v in
+                               mae.state_dict().items()}, 'meta': {}}, path)
+    with pytest.raises(PretrainedCheckpointError) as refused:
+        check_pretrained_checkpoint(backbone, str(path))
+    message = str(refused.value)
+    assert 'evaluate it with configs/benchmarks/finetune/vit-small-p4-mae_' \
+        '8xb128-coslr-100e_cifar10.py or ' in message
+    assert 'configs/benchmarks/linear/vit-small-p4-mae_8xb2048-linear-' \
+        'coslr-90e_cifar100.py; for UperNet or Mask R-CNN, convert it ' \
+        'first with tools/model_converters/randsac2downstream.py' in message
