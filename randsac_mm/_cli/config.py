@@ -6,11 +6,9 @@ import os.path as osp
 from mmengine.config import Config
 from mmengine.logging import print_log
 
-from ..cli.errors import launched_rank
-
 from ..cli.args import add_cfg_options
 from ..cli.device import DEVICES
-from ..cli.errors import UserError
+from ..cli.errors import UserError, launched_rank
 from ..cli.paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 
 __all__ = ['LAUNCHER_ENV', 'add_common_args', 'apply_cfg_options',
