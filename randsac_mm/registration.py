@@ -14,10 +14,14 @@ It also adds our model index (``configs/metafile.yml``, installed under
 ``mmpretrain.list_models('*randsac*')`` lists our pretraining and
 classification configs and ``mmpretrain.get_model(name)`` builds them; the
 UperNet and Mask R-CNN configs, mmseg's and mmdet's models, stay out of
-mmpretrain's list (its ``get_model`` could not build them).
+mmpretrain's list (its ``get_model`` could not build them). We release no
+weights: ``get_model(name, pretrained=True)`` is refused with the reason
+(mmpretrain would warn and return random weights), and
+``pretrained='path/to/epoch_800.pth'`` loads a checkpoint one trained.
 """
 import os.path as osp
 
+from mmengine.runner import CheckpointLoader
 from mmpretrain.apis.model import ModelHub
 
 from .checkpoint.safe_globals import allow_mmengine_checkpoint_globals
@@ -26,6 +30,21 @@ from .version_check import PRETRAINING, check_versions
 
 check_versions(PRETRAINING)
 allow_mmengine_checkpoint_globals()
+
+
+# What our models' weights are in the index: none are released. mmpretrain
+# asks its checkpoint loader for them, which this scheme refuses.
+NO_RELEASED_WEIGHTS = 'randsac-mm-no-released-weights://'
+
+
+@CheckpointLoader.register_scheme(prefixes=NO_RELEASED_WEIGHTS)
+def _refuse_unreleased_weights(filename, map_location=None):
+    name = filename[len(NO_RELEASED_WEIGHTS):]
+    raise ValueError(
+        f'pretrained=True: randsac_mm releases no weights for {name} (the '
+        'paper\'s checkpoints are not public); pass a checkpoint you '
+        f"trained, get_model('{name}', pretrained='work_dirs/.../"
+        "epoch_N.pth'), or pretrained=False for an untrained model")
 
 
 # Config folders of models that mmseg and mmdet build, not mmpretrain.
@@ -52,6 +71,8 @@ def register_model_index():
             if scope is not None:
                 DOWNSTREAM_MODELS[name] = (scope, config)
                 del ModelHub._models_dict[name]
+            elif info.weights is None:
+                info.weights = NO_RELEASED_WEIGHTS + name
         ModelHub._randsac_mm_registered = True
 
 

@@ -201,3 +201,26 @@ def test_mmpretrains_model_list_holds_what_its_get_model_builds():
     model = mmpretrain.get_model(
         'randsac_vit-mini-p4_square-16to4_digits')
     assert type(model).__name__ == 'RandSAC'
+
+
+def test_get_model_pretrained_true_is_refused_saying_no_weights_exist(
+        tmp_path):
+    """Before: mmpretrain warned and returned random weights. A checkpoint
+    one trained loads by its path."""
+    import mmpretrain
+    import pytest
+    import torch
+
+    import randsac_mm.registration  # noqa: F401
+    name = 'randsac_vit-mini-p4_square-16to4_digits'
+    with pytest.raises(ValueError, match=(
+            rf'^pretrained=True: randsac_mm releases no weights for {name} '
+            r"\(the paper's checkpoints are not public\); pass a checkpoint "
+            'you trained')):
+        mmpretrain.get_model(name, pretrained=True)
+    trained = mmpretrain.get_model(name)
+    path = tmp_path / 'epoch_1.pth'
+    torch.save({'state_dict': trained.state_dict(), 'meta': {}}, path)
+    loaded = mmpretrain.get_model(name, pretrained=str(path))
+    for key, value in trained.state_dict().items():
+        assert torch.equal(loaded.state_dict()[key], value), key
