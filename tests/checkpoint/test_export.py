@@ -41,22 +41,17 @@ def our_feature(model, images):
 
 @pytest.mark.parametrize('kind', list(CONFIGS))
 def test_exports_compute_our_feature(kind, tmp_path):
-    import timm
-    from transformers import AutoModel
     model, cfg = load_model(checkpoint(kind, tmp_path))
     images = torch.randn(3, 3, 32, 32)
     ours = our_feature(model, images)
     export_timm(model, cfg, tmp_path / 'timm')
     meta = json.loads((tmp_path / 'timm' / 'timm_model.json').read_text())
-    theirs = timm.create_model(
-        meta['model_name'], pretrained=True, pretrained_cfg_overlay=dict(
-            file=str(tmp_path / 'timm' / 'model.safetensors')),
-        **meta['kwargs']).eval()
+    theirs = timm_model(tmp_path / 'timm')
     with torch.no_grad():
         torch.testing.assert_close(theirs(images), ours, rtol=1e-5,
                                    atol=1e-5)
     export_hf(model, cfg, tmp_path / 'hf')
-    hf = AutoModel.from_pretrained(tmp_path / 'hf').eval()
+    hf = hf_model(tmp_path / 'hf', kind)
     expected = 'ViTModel' if kind == 'mae' else 'IJepaModel'
     assert type(hf).__name__ == expected
     with torch.no_grad():
@@ -75,18 +70,13 @@ def test_exports_compute_our_feature(kind, tmp_path):
 
 def test_a_changed_weight_changes_the_export(tmp_path):
     """Guards the test above against comparing a model with itself."""
-    import timm
     model, cfg = load_model(checkpoint('randsac', tmp_path))
     images = torch.randn(2, 3, 32, 32)
     ours = our_feature(model, images)
     with torch.no_grad():
         model.backbone.layers[3].ffn.layers[1].weight.mul_(1.5)
     export_timm(model, cfg, tmp_path / 'timm')
-    meta = json.loads((tmp_path / 'timm' / 'timm_model.json').read_text())
-    theirs = timm.create_model(meta['model_name'], pretrained=True,
-                               pretrained_cfg_overlay=dict(file=str(
-                                   tmp_path / 'timm' / 'model.safetensors')),
-                               **meta['kwargs']).eval()
+    theirs = timm_model(tmp_path / 'timm')
     with torch.no_grad():
         assert not torch.allclose(theirs(images), ours, atol=1e-4)
 
@@ -133,12 +123,54 @@ def supervised_vit(tmp_path, out_type, final_norm, with_cls_token=False):
     return path
 
 
-def timm_model(folder):
+def timm_model(folder, **options):
+    """The timm export loaded as docs/tools.md shows (its pretrained_cfg
+    with the file: timm's data config is the export's)."""
     import timm
     meta = json.loads((folder / 'timm_model.json').read_text())
     return timm.create_model(
         meta['model_name'], pretrained=True, pretrained_cfg_overlay=dict(
-            file=str(folder / 'model.safetensors')), **meta['kwargs']).eval()
+            meta['pretrained_cfg'], file=str(folder / 'model.safetensors')),
+        **meta['kwargs'], **options).eval()
+
+
+def hf_model(folder, kind):
+    """The transformers export loaded as docs/tools.md shows (an encoder
+    with a class token, MAE's, without ViTModel's pooler)."""
+    from transformers import AutoModel
+    options = dict(add_pooling_layer=False) if kind == 'mae' else {}
+    return AutoModel.from_pretrained(folder, **options).eval()
+
+
+def test_the_exports_data_config_and_other_image_sizes_as_documented(
+        tmp_path, caplog):
+    """timm's resolve_data_config gives the export's size, mean and std
+    (before, as the docs loaded it: 224 px, mean 0.5); another image size
+    runs with timm's dynamic_img_size and transformers'
+    interpolate_pos_encoding; MAE's ViTModel loads with no pooler to
+    initialise (before: a new pooler, and "You should probably TRAIN")."""
+    import logging
+
+    import timm
+    model, cfg = load_model(checkpoint('mae', tmp_path))
+    export_timm(model, cfg, tmp_path / 'timm')
+    data = timm.data.resolve_data_config(model=timm_model(tmp_path / 'timm'))
+    assert tuple(data['input_size']) == (3, 32, 32)
+    assert data['mean'] == pytest.approx(
+        tuple(m / 255 for m in cfg.data_preprocessor.mean))
+    larger = torch.randn(2, 3, 48, 48)
+    with torch.no_grad():
+        assert timm_model(tmp_path / 'timm', dynamic_img_size=True)(
+            larger).shape == (2, 96)
+    export_hf(model, cfg, tmp_path / 'hf')
+    with caplog.at_level(logging.WARNING, logger='transformers'):
+        hf = hf_model(tmp_path / 'hf', 'mae')
+    assert hf.pooler is None
+    assert 'newly initialized' not in caplog.text
+    with torch.no_grad():
+        tokens = hf(pixel_values=larger,
+                    interpolate_pos_encoding=True).last_hidden_state
+    assert tokens.shape == (2, 1 + 12 * 12, 96)
 
 
 # (out_type, final_norm, class token): the timm feature, the transformers
