@@ -10,7 +10,8 @@ import numpy as np  # noqa: E402
 from ..segments import SegmentSpec, make_layout  # noqa: E402
 from .layout_pictures import reveal_frames, save_gif, square_crop, token_map  # noqa
 
-__all__ = ['hierarchy_figure', 'reveal_gif', 'schemes_figure', 'spec_title']
+__all__ = ['LayoutDraws', 'hierarchy_figure', 'reveal_gif', 'schemes_figure',
+           'spec_title']
 
 PALETTE = plt.get_cmap('tab10').colors
 
@@ -80,13 +81,36 @@ def _replaces(layout, segment, serialization):
     return segment != 'patch' or layout.serialization == serialization
 
 
-def schemes_figure(image, grid, rng, path, square_size=3, num_segments=11,
+class LayoutDraws:
+    """One layout drawn per spec, however many pictures show it: the
+    pictures of one image that share a :class:`LayoutDraws` show one draw
+    of each spec (a config's own layout is the same in the schemes panel,
+    the hierarchy figure and the GIF).
+
+    Args:
+        rng (numpy.random.Generator): draws each spec's layout, at its
+            first picture.
+    """
+
+    def __init__(self, rng):
+        self.rng = rng
+        self._drawn = {}
+
+    def __call__(self, spec):
+        """The layout of ``spec`` (a SegmentSpec): drawn once."""
+        if spec not in self._drawn:
+            self._drawn[spec] = make_layout(spec, self.rng)
+        return self._drawn[spec]
+
+
+def schemes_figure(image, grid, draws, path, square_size=3, num_segments=11,
                    pixel_grid=32, input_size=None, layout=None):
     """The paper's Figure 2: the original and five prediction orders
     (raster pixel, raster patch, random patch, square, blob) of one image
     [side, side, 3] on the token ``grid``.
 
     Args:
+        draws (LayoutDraws): the layout of each panel's spec.
         square_size, num_segments (int): the square and blob panels' M and
             K.
         input_size (int | None): the input side the label of the original
@@ -129,7 +153,7 @@ def schemes_figure(image, grid, rng, path, square_size=3, num_segments=11,
     axes[0].set_title(titles[0], fontsize=9)
     axes[0].axis('off')
     for ax, (title, img, spec) in zip(axes[1:], panels):
-        draw_order_panel(ax, img, make_layout(spec, rng), title)
+        draw_order_panel(ax, img, draws(spec), title)
         titles.append(title)
     fig.suptitle('Prediction order (dark: first, bright: last; numbers: '
                  'step)', fontsize=9)
@@ -158,13 +182,14 @@ def partition_colours(layout, side):
                    np.ones((side // h, side // w, 1)))
 
 
-def hierarchy_figure(image, grid, rng, path, square_size=3, hierarchy=(4, ),
-                     num_segments=11, layout=None):
+def hierarchy_figure(image, grid, draws, path, square_size=3,
+                     hierarchy=(4, ), num_segments=11, layout=None):
     """The paper's Figure 3: square and blob hierarchies of one image, a
     colour per partition, shades for its segments, arrows along the
     prediction order.
 
     Args:
+        draws (LayoutDraws): the layout of each panel's spec.
         layout (SegmentSpec | None): a config's own square or blob layout,
             drawn instead of the panel of its scheme.
 
@@ -188,7 +213,7 @@ def hierarchy_figure(image, grid, rng, path, square_size=3, hierarchy=(4, ),
     axes[0].set_title('original', fontsize=9)
     titles = ['original']
     for ax, (spec, title) in zip(axes[1:], specs):
-        drawn = make_layout(spec, rng)
+        drawn = draws(spec)
         ax.imshow(image)
         ax.imshow(partition_colours(drawn, side), alpha=0.7)
         points = centroids(drawn, side)[drawn.order]
@@ -208,14 +233,15 @@ def hierarchy_figure(image, grid, rng, path, square_size=3, hierarchy=(4, ),
     return titles
 
 
-def reveal_gif(image, grid, rng, path, square_size=3, hierarchy=(4, ),
+def reveal_gif(image, grid, draws, path, square_size=3, hierarchy=(4, ),
                gif_side=256, frame_ms=250, layout=None):
     """The image revealed segment by segment in prediction order: a square
-    layout (``square_size``, ``hierarchy``), or ``layout`` (a config's
-    own, a SegmentSpec)."""
+    layout (``square_size``, ``hierarchy``: the hierarchy figure's square
+    panel), or ``layout`` (a config's own, a SegmentSpec), as ``draws``
+    drew it for the other pictures."""
     if layout is None:
         layout = SegmentSpec(grid, 'square', square_size=square_size,
                              hierarchy=tuple(hierarchy))
-    drawn = make_layout(layout, rng)
+    drawn = draws(layout)
     big = square_crop(image, gif_side - gif_side % grid[0])
     save_gif(reveal_frames(big, drawn.token_rank, grid), path, frame_ms)

@@ -181,9 +181,11 @@ def write_reconstructions(model, generator, images, names, out_dir, seed=0,
         pass
 
     if progress is not None:
-        tick = progress(f'predicting {len(images)} images, writing '
-                        f'reconstruction.png and {len(images)} GIFs to '
-                        f'{out_dir}', len(images) + 2)
+        # The bar counts steps, not images: say which.
+        steps = len(images) + 2
+        tick = progress(f'{len(images)} images: predicting them, then '
+                        f'writing reconstruction.png and {len(images)} GIFs '
+                        f'to {out_dir} ({steps} steps)', steps)
     side = model.backbone.img_size[0]
     images = np.stack([square_crop(image, side) for image in images])
     np.random.seed(seed)  # the generator draws from numpy's state

@@ -32,9 +32,12 @@ def test_images_from_files(checkpoint, tmp_path):
     wide = np.random.default_rng(0).integers(0, 255, (40, 64, 3), np.uint8)
     Image.fromarray(wide).save(tmp_path / 'wide.jpg')
     out = tmp_path / 'out'
-    run_tool(['tools/visualization/vis_reconstruction.py', CONFIG,
-              checkpoint, '--img', tmp_path / 'digit.png',
-              tmp_path / 'wide.jpg', '--out-dir', out])
+    said = run_tool(['tools/visualization/vis_reconstruction.py', CONFIG,
+                     checkpoint, '--img', tmp_path / 'digit.png',
+                     tmp_path / 'wide.jpg', '--out-dir', out])
+    # The progress bar counts steps (it read "0/4" for 2 images): said.
+    assert f'2 images: predicting them, then writing reconstruction.png and ' \
+        f'2 GIFs to {out} (4 steps)' in said.stderr
     figure = Image.open(out / 'reconstruction.png')
     assert figure.size[0] > 300 and figure.size[1] > 300
     for name in ('digit', 'wide'):

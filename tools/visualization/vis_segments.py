@@ -13,8 +13,11 @@ With a RandSAC pretraining config as ``--config``, the pictures are of
 that config's own layout: its input size, patch size, scheme and options
 (its ``RandSACSegmentGenerator``) replace the options' defaults, its
 layout takes the place of the panel of its scheme (labelled "(config)"),
-and the GIF reveals it. An option that contradicts the config is refused.
-With a data config (no layout step), the options give the layout.
+and the GIF reveals it: the same draw (one draw of each layout, from
+``--seed``, is shared by the three pictures; without a config the GIF
+reveals the hierarchy figure's square layout). An option that contradicts
+the config is refused. With a data config (no layout step), the options
+give the layout.
 
 Examples:
     # a photo (or sklearn's bundled sample photo with --img sklearn:china.jpg)
@@ -224,6 +227,7 @@ def main(argv=None):
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.segments import SegmentSpec, token_grid
     from randsac_mm.visualization.layout_figures import (
+        LayoutDraws,
         hierarchy_figure,
         reveal_gif,
         schemes_figure,
@@ -265,16 +269,17 @@ def main(argv=None):
     scale = max(1, 192 // size)
     image = np.kron(image, np.ones((scale, scale, 1), dtype=np.uint8))
     os.makedirs(args.out_dir, exist_ok=True)
-    rng = np.random.default_rng(args.seed)
+    # One draw of each layout for all three pictures.
+    draws = LayoutDraws(np.random.default_rng(args.seed))
     paths = [osp.join(args.out_dir, f'{name}_{kind}')
              for kind in ('schemes.png', 'hierarchy.png', 'reveal.gif')]
-    schemes_figure(image, grid, rng, paths[0], layout['square_size'],
+    schemes_figure(image, grid, draws, paths[0], layout['square_size'],
                    layout['num_segments'], args.pixel_grid, size,
                    layout=own)
-    hierarchy_figure(image, grid, rng, paths[1], layout['square_size'],
+    hierarchy_figure(image, grid, draws, paths[1], layout['square_size'],
                      tuple(layout['hierarchy']), layout['num_segments'],
                      layout=own)
-    reveal_gif(image, grid, rng, paths[2], layout['square_size'],
+    reveal_gif(image, grid, draws, paths[2], layout['square_size'],
                tuple(layout['hierarchy']), args.gif_side, args.frame_ms,
                layout=own)
     for path in paths:
