@@ -340,8 +340,8 @@ def test_vis_reconstruction_shows_progress_quietly(files, tmp_path):
         RECON, PRETRAIN, files['pre'], '--dataset', '--num', '2',
         '--out-dir', str(tmp_path)])
     assert code == 0, stderr[-3000:]
-    assert f'predicting 2 images, writing reconstruction.png and 2 GIFs ' \
-        f'to {tmp_path}\n' in stderr
+    assert f'2 images: predicting them, then writing reconstruction.png and ' \
+        f'2 GIFs to {tmp_path} (4 steps)\n' in stderr
     assert '] 4/4,' in stderr
     assert not PARAMETER_LINE.search(stdout + stderr)
     assert stdout.startswith('wrote ') and len(os.listdir(tmp_path)) == 3
@@ -376,6 +376,7 @@ def test_segments_of_a_config_are_its_own_layout(tmp_path, monkeypatch,
 
     from randsac_mm.datasets import RandSACSegmentGenerator
     from randsac_mm.visualization.layout_figures import (
+        LayoutDraws,
         hierarchy_figure,
         schemes_figure,
     )
@@ -392,14 +393,14 @@ def test_segments_of_a_config_are_its_own_layout(tmp_path, monkeypatch,
     assert Image.open(f'{stem}_reveal.gif').n_frames == 17
     spec = RandSACSegmentGenerator.from_config(Config.fromfile(PRETRAIN)).spec
     image = np.zeros((192, 192, 3), np.uint8)
-    rng = np.random.default_rng(0)
-    titles = schemes_figure(image, (8, 8), rng, str(tmp_path / 's.png'),
+    draws = LayoutDraws(np.random.default_rng(0))
+    titles = schemes_figure(image, (8, 8), draws, str(tmp_path / 's.png'),
                             input_size=32, layout=spec)
     assert titles == ['(a) original 32px', '(b) raster pixel',
                       '(c) raster patch', '(d) random patch',
                       '(e) random square M=2, 16 -> 4 (config)',
                       '(f) random blob K=11']
-    titles = hierarchy_figure(image, (8, 8), rng, str(tmp_path / 'h.png'),
+    titles = hierarchy_figure(image, (8, 8), draws, str(tmp_path / 'h.png'),
                               layout=spec)
     assert titles[1].startswith('random square M=2, 16 -> 4 (config)\n')
 
