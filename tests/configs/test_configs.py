@@ -2,7 +2,6 @@
 iteration on tiny data in its real on-disk format; every evaluation config
 loads a checkpoint written by a pretraining config."""
 import copy
-import glob
 import json
 import os
 import os.path as osp
@@ -369,27 +368,6 @@ def test_pretraining_runs_are_reproducible_and_checkpoints_atomic(path):
     assert {'PerSampleSeedHook', 'NonFiniteLossHook',
             'RandomStateHook'} <= hooks
     assert cfg.train_cfg.type == 'EpochBasedTrainLoop'
-
-
-EVERY_CONFIG = sorted(
-    p for p in glob.glob(osp.join(CONFIG_DIR, '**', '*.py'), recursive=True)
-    if '_base_' not in p)
-
-
-@pytest.mark.parametrize('path', EVERY_CONFIG, ids=name)
-def test_every_training_config_keeps_a_checkpoint_and_stops_on_signals(
-        path):
-    """docs/guarantees.md: every config that trains (pretraining, probes,
-    fine-tunes, UperNet, Mask R-CNN) checkpoints with AtomicCheckpointHook
-    through the atomic backend (its default) and stops on SIGTERM and
-    SIGUSR1 with PreemptionHook."""
-    cfg = Config.fromfile(path)
-    if cfg.get('train_cfg') is None:
-        return  # a config that does not train
-    checkpoint = cfg.default_hooks.checkpoint
-    assert checkpoint.type == 'AtomicCheckpointHook'
-    assert checkpoint.get('backend_args') is None
-    assert 'PreemptionHook' in {h.type for h in cfg.custom_hooks}
 
 
 def test_a_paper_scale_row_trains_on_cifar10_with_the_base_swapped(

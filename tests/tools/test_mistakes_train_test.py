@@ -304,7 +304,7 @@ ROWS = [
      r'^tools/train\.py: error: config: train_dataloader\.batch_size=0; give '
      r'at least 1$', None),
     # A value outside what its builder can use (randsac_mm.cli.
-    # config_values; every key: tests/cli/test_config_values.py). Before,
+    # config_values; every key: tests/configs/test_every_config.py). Before,
     # each passed --dry-run: layer decay 0 froze the encoder in silence,
     # -0.5 made learning rates negative, 1.5 17 times larger at the input;
     # drop path 1.0 gave NaN at iteration 1; an unknown arch was

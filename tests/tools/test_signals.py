@@ -2,42 +2,48 @@
 and SIGTERM end it with one line and the shell's exit code (130, 143), for
 every rank and for torchrun, and a busy port is one line naming PORT=."""
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
-from ..conftest import DEMO_CLASSIFIER, REPO_ROOT, free_port
+from ..conftest import (
+    DEMO_CLASSIFIER,
+    REPO_ROOT,
+    free_port,
+    train_iterations,
+)
 
 pytestmark = pytest.mark.heavy
 
 
 def dist_train(work_dir, port):
-    """tools/dist_train.sh, 2 CPU processes on the demo classifier, in a
-    session of its own (the terminal's process group)."""
+    """tools/dist_train.sh, 2 CPU processes on the demo classifier (256
+    images: 2 iterations an epoch, a checkpoint after each), in a session
+    of its own (the terminal's process group)."""
     env = dict(os.environ, PYTHON=sys.executable, PORT=str(port),
                OMP_NUM_THREADS='1', PYTHONUNBUFFERED='1')
     return subprocess.Popen(
         ['tools/dist_train.sh', DEMO_CLASSIFIER, '2', '--device', 'cpu',
          '--work-dir', str(work_dir), '--cfg-options',
-         'default_hooks.logger.interval=1'],
+         'default_hooks.logger.interval=1', 'train_cfg.max_epochs=4',
+         'train_dataloader.dataset.indices=256', 'train_cfg.val_interval=100',
+         'default_hooks.checkpoint.interval=1'],
         cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
-def until_training(proc):
-    """The output up to the first logged iteration (the run is training)."""
+def until(proc, text):
+    """The output up to the first line holding ``text``."""
     lines = []
-    deadline = time.time() + 300
     for line in proc.stdout:
         lines.append(line)
-        if 'Epoch(train)' in line or time.time() > deadline:
-            break
-    assert any('Epoch(train)' in line for line in lines), ''.join(lines)
-    return lines
+        if text in line:
+            return lines
+    pytest.fail(f'the run ended before {text!r}: ' + ''.join(lines)[-3000:])
 
 
 def said(output):
@@ -48,31 +54,56 @@ def said(output):
             'stopped by' in line or 'SignalException' in line]
 
 
-def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
-    """Before: 'interrupted' from each rank, then torchrun's SignalException
-    traceback, exit 1."""
-    proc = dist_train(tmp_path, free_port())
-    before = until_training(proc)
-    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
-    output = ''.join(before) + proc.communicate(timeout=120)[0]
-    assert proc.returncode == 130, output[-3000:]
-    assert said(output) == ['tools/dist_train.sh: interrupted'], \
-        output[-3000:]
-
-
 def test_sigterm_to_torchrun_is_rank_0s_line_and_exit_143(tmp_path):
     """What Slurm or a user's kill sends to the launcher: it passes it on,
-    rank 0 stops after the iteration naming the checkpoint to resume from
-    (none yet in the first epoch), nothing else speaks."""
+    rank 0 stops after the iteration naming the checkpoint to resume from,
+    nothing else speaks. (Before: torchrun's SignalException traceback.)
+    The run is the two-process run of the demo classifier, distributed."""
     proc = dist_train(tmp_path, free_port())
-    before = until_training(proc)
+    before = until(proc, 'Saving checkpoint at 1 epochs')
     os.kill(proc.pid, signal.SIGTERM)  # dist_train.sh execs the launcher
     output = ''.join(before) + proc.communicate(timeout=120)[0]
     assert proc.returncode == 143, output[-3000:]
+    assert 'Distributed training: True' in output
+    assert train_iterations(output)[0] == (1, 1, 2)  # 256 images, 2 ranks
     [line] = said(output)
-    assert ' - mmengine - WARNING - stopped by SIGTERM in iteration ' in line
-    assert line.endswith('(epoch 1): no checkpoint written yet: a new run '
-                         'starts from the beginning')
+    assert re.search(r' - mmengine - WARNING - stopped by SIGTERM (after '
+                     r'epoch 1|in iteration 3 \(epoch 2\)): --resume '
+                     r'restarts epoch 2 from epoch_1\.pth$', line), line
+    assert (tmp_path / 'epoch_1.pth').is_file()
+
+
+# A process of the launcher: silent until it is stopped, as tools/train.py.
+RANK = """
+import sys, time
+from randsac_mm.cli.errors import run_tool
+def main(argv):
+    print('ready', flush=True)
+    time.sleep(120)
+run_tool(main, prog='tools/train.py')
+"""
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
+    """Ctrl-C reaches the launcher and every process (the terminal's
+    process group). Before: 'interrupted' from each rank, then torchrun's
+    SignalException traceback, exit 1. Two processes of a stand-in for
+    tools/train.py (its run_tool), through dist_train.sh's launcher."""
+    (tmp_path / 'rank.py').write_text(RANK)
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'randsac_mm._cli.torchrun',
+         'tools/dist_train.sh', '--nproc_per_node=2',
+         f'--master_port={free_port()}', str(tmp_path / 'rank.py')],
+        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True,
+        env=dict(os.environ, PYTHONUNBUFFERED='1',
+                 PYTHONPATH=REPO_ROOT))
+    before = until(proc, 'ready')
+    before += until(proc, 'ready')
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    output = ''.join(before) + proc.communicate(timeout=60)[0]
+    assert proc.returncode == 130, output
+    assert said(output) == ['tools/dist_train.sh: interrupted'], output
 
 
 def test_a_busy_port_is_one_line_naming_port(tmp_path):

@@ -7,7 +7,7 @@ import shutil
 import pytest
 import torch
 
-from ..conftest import DEMO_CLASSIFIER, free_port, run_tool, train_iterations
+from ..conftest import DEMO_CLASSIFIER, run_tool, train_iterations
 
 pytestmark = pytest.mark.heavy
 
@@ -147,18 +147,6 @@ def test_auto_scale_lr_scales_with_batch(tmp_path):
     log = proc.stdout + proc.stderr
     assert ('LR is set based on batch size of 64 and the current batch size '
             'is 32. Scaling the original LR by 0.5.') in log
-
-
-def test_dist_train_two_cpu_processes(tmp_path):
-    proc = run_tool(['tools/dist_train.sh', DEMO_CLASSIFIER, '2', *CPU,
-                     '--work-dir', tmp_path, '--cfg-options',
-                     'train_cfg.max_epochs=1', *SMALL],
-                    env={'PORT': str(free_port())})
-    log = proc.stdout + proc.stderr
-    assert 'Distributed training: True' in log
-    # 256 images over 2 ranks of batch 64: 2 iterations an epoch.
-    assert train_iterations(log)[-1] == (1, 2, 2)
-    assert (tmp_path / 'epoch_1.pth').is_file()
 
 
 @pytest.mark.parametrize('tool, flags', [

@@ -1,7 +1,8 @@
-"""Every value a config gives the model and optimizer builders has a rule,
-checked before anything is built (randsac_mm.cli.config_values): one walk
-over every key of every config, which fails for a key with no rule and no
-reason to need none."""
+"""Every config, parsed once: every value it gives the model and optimizer
+builders has a rule, checked before anything is built
+(randsac_mm.cli.config_values: one walk over every key, which fails for a
+key with no rule and no reason to need none), and every training config
+carries the run's protections."""
 import glob
 import os.path as osp
 
@@ -112,6 +113,21 @@ def _at(configs, place):
 def test_every_config_passes_its_rules(every_config):
     for path, cfg in every_config.items():
         check_config_values(cfg)
+
+
+def test_every_training_config_keeps_a_checkpoint_and_stops_on_signals(
+        every_config):
+    """docs/guarantees.md: every config that trains (pretraining, probes,
+    fine-tunes, UperNet, Mask R-CNN) checkpoints with AtomicCheckpointHook
+    through the atomic backend (its default) and stops on SIGTERM and
+    SIGUSR1 with PreemptionHook."""
+    for path, cfg in every_config.items():
+        if cfg.get('train_cfg') is None:
+            continue  # a config that does not train
+        checkpoint = cfg.default_hooks.checkpoint
+        assert checkpoint.type == 'AtomicCheckpointHook', path
+        assert checkpoint.get('backend_args') is None, path
+        assert 'PreemptionHook' in {h.type for h in cfg.custom_hooks}, path
 
 
 def test_no_key_has_both_a_rule_and_a_reason():
