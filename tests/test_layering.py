@@ -18,11 +18,11 @@ Layers, bottom to top (docs/architecture.md):
 6. ``registration`` (registers all of the above into mmpretrain)
 7. ``downstream`` (mmseg and mmdet)
 8. ``apis`` (what a user's script calls: building and loading models)
-9. ``analysis`` (the memory and FLOPs of a config's step), ``cli`` (the
-   command lines' public building blocks: errors, arguments, paths, config
-   kinds, the device)
-10. ``_cli`` (what tools/train.py and tools/test.py share: the config, the
-    checks that build the run's parts, the runner)
+9. ``analysis`` (the memory and FLOPs of a config's step)
+10. ``cli`` (the command lines' building blocks: errors, arguments, paths,
+    config kinds, the device, a run's config; and ``cli.run``, what runs
+    mmengine's Runner: the checks that build the run's parts, the runner,
+    the launcher)
 
 Within a package, modules import each other without a circle either, and
 nothing in the package imports the checkout's ``tests`` or ``experiments``
@@ -48,8 +48,8 @@ LAYERS = {
     'registration': 6,
     'downstream': 7,
     'apis': 8,
-    'analysis': 9, 'cli': 9,
-    '_cli': 10,
+    'analysis': 9,
+    'cli': 10,
 }
 
 

@@ -144,12 +144,12 @@ def check_up_front(args):
     import torch
     from mmengine.config import DictAction
 
-    from randsac_mm._cli.checks import check_pretrained_init
-    from randsac_mm._cli.config import read_config
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
     from randsac_mm.checkpoint.reading import read_checkpoint
     from randsac_mm.cli.builds import check_model_builds
+    from randsac_mm.cli.config import read_config
     from randsac_mm.cli.config_kinds import check_collate
+    from randsac_mm.cli.run.checks import check_pretrained_init
     def options(stage):  # --<stage>-options as train.py will merge them
         return {key: DictAction._parse_iterable(value) for key, value in (
             kv.split('=', 1) for kv in getattr(args, f'{stage}_options'))}

@@ -25,7 +25,7 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm._cli.config import add_common_args, load_run_config
+from randsac_mm.cli.config import add_common_args, load_run_config
 from randsac_mm.cli.config_kinds import require_kind, testable_kinds
 from randsac_mm.cli.device import use_device_or_exit
 from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
@@ -67,15 +67,15 @@ def check_config(cfg, args):
     """What tools/test.py refuses before building the runner.
 
     Returns:
-        randsac_mm._cli.runner.BuiltParts: the model and test data set the
+        randsac_mm.cli.run.runner.BuiltParts: the model and test data set the
         checks built, for the run.
     """
-    from randsac_mm._cli.checks import (
+    from randsac_mm.cli.run.checks import (
         check_checkpoint,
         check_evaluator_files,
         check_vis_backends,
     )
-    from randsac_mm._cli.runner import BuiltParts
+    from randsac_mm.cli.run.runner import BuiltParts
     require_kind(
         cfg, testable_kinds(), 'config', args.config,
         hint={'pretraining': 'a pretraining config has no test loop; test '
@@ -105,8 +105,8 @@ def main(argv=None):
     from mmengine.dist import is_main_process
 
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
-    from randsac_mm._cli.distributed import start_process_group
-    from randsac_mm._cli.runner import build_runner
+    from randsac_mm.cli.run.distributed import start_process_group
+    from randsac_mm.cli.run.runner import build_runner
     cfg = load_run_config(args)
     if not args.dry_run:  # (dist_train.sh's is one process)
         # Before the checks: they seed each process as the Runner will.

@@ -37,7 +37,7 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm._cli.config import add_common_args, load_run_config
+from randsac_mm.cli.config import add_common_args, load_run_config
 from randsac_mm.cli.config_kinds import (
     CONFIG_KINDS,
     check_collate,
@@ -167,14 +167,16 @@ def check_config(cfg, args):
     or the library's ValueError naming the key).
 
     Returns:
-        randsac_mm._cli.runner.BuiltParts | None: the model and training
+        randsac_mm.cli.run.runner.BuiltParts | None: the model and training
         data set the checks built, for the run (None with a ``strategy``:
         it builds its own, sharded).
     """
     import torch
     from mmengine.dist import get_world_size
 
-    from randsac_mm._cli.checks import (
+    from randsac_mm.cli.builds import check_optimizer_builds
+    from randsac_mm.cli.config_values import check_config_values
+    from randsac_mm.cli.run.checks import (
         check_batch_norm_batches,
         check_checkpoint,
         check_evaluator_files,
@@ -182,9 +184,7 @@ def check_config(cfg, args):
         check_train_length,
         check_vis_backends,
     )
-    from randsac_mm._cli.runner import BuiltParts, check_strategy
-    from randsac_mm.cli.builds import check_optimizer_builds
-    from randsac_mm.cli.config_values import check_config_values
+    from randsac_mm.cli.run.runner import BuiltParts, check_strategy
     base = 'is a _base_ of model configs; train one that includes it, ' \
         'e.g. configs/demo/vit-mini-p4_1xb64-10e_digits.py'
     kind = require_kind(cfg, trainable_kinds(), 'config', args.config,
@@ -225,9 +225,9 @@ def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
     use_device_or_exit(args.device, PROG)
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
-    from randsac_mm._cli.checks import nothing_left_to_train
-    from randsac_mm._cli.distributed import start_process_group
-    from randsac_mm._cli.runner import build_runner
+    from randsac_mm.cli.run.checks import nothing_left_to_train
+    from randsac_mm.cli.run.distributed import start_process_group
+    from randsac_mm.cli.run.runner import build_runner
     from randsac_mm.cli.work_dir_lock import check_work_dir_free
     cfg = apply_train_args(load_run_config(args), args)
     check_work_dir_free(cfg.work_dir)  # another run's: refused at once

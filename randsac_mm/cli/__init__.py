@@ -13,10 +13,20 @@ one line (exit code 2, nothing written) rather than a traceback.
 - ``device``: the device a run takes, chosen before torch looks for GPUs
   (``use_device``, ``use_device_or_exit``);
 - ``config_kinds``: what kind of config a command was given (pretraining,
-  classifier, segmentor, detector: registered checks).
+  classifier, segmentor, detector: registered checks);
+- ``config``: a config read (``read_config``: a missing or broken file is
+  one line), the flags training and testing share and the run's config
+  (``add_common_args``, ``load_run_config``: ``--cfg-options``, precision,
+  launcher, work dir);
+- ``builds``: a config's model, optimizer and first item built as a run
+  builds them, a key no class takes named;
+- ``config_values``: each value of a config's model and optimizer checked
+  against its rule before anything is built;
+- ``work_dir_lock``: a work dir held by one run;
+- ``run``: what runs mmengine's Runner (its checks, the runner, the
+  process group, the torchrun launcher; :mod:`randsac_mm.cli.run`).
 
 This package imports nothing on import: ``device.use_device`` must run
-before torch and mmengine look at the GPUs. What only ``tools/train.py``
-and ``tools/test.py`` share (reading a run's config, the checks that build
-its parts, the runner) is the internal ``randsac_mm._cli``.
+before torch and mmengine look at the GPUs; a tool imports the modules it
+needs.
 """

@@ -113,7 +113,7 @@ def test_a_stop_signal_is_one_line_and_the_shells_exit_code(
 def test_under_torchrun_only_rank_0_speaks_and_the_launcher_interrupts(
         capsys, monkeypatch):
     """Each process of tools/dist_train.sh gets Ctrl-C: the launcher says
-    'interrupted' once (randsac_mm._cli.torchrun); of a stop signal, rank 0
+    'interrupted' once (randsac_mm.cli.run.torchrun); of a stop signal, rank 0
     speaks."""
     import signal
     monkeypatch.setenv('TORCHELASTIC_RUN_ID', 'run')

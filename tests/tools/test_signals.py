@@ -91,7 +91,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     tools/train.py (its run_tool), through dist_train.sh's launcher."""
     (tmp_path / 'rank.py').write_text(RANK)
     proc = subprocess.Popen(
-        [sys.executable, '-m', 'randsac_mm._cli.torchrun',
+        [sys.executable, '-m', 'randsac_mm.cli.run.torchrun',
          'tools/dist_train.sh', '--nproc_per_node=2',
          f'--master_port={free_port()}', str(tmp_path / 'rank.py')],
         cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

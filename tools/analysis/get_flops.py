@@ -43,7 +43,6 @@ def main(argv=None):
     from mmengine.registry import init_default_scope
 
     import randsac_mm.registration  # noqa: F401
-    from randsac_mm._cli.config import read_config
     from randsac_mm.analysis.flops import (
         ARCHITECTURES,
         architecture_variant,
@@ -52,6 +51,7 @@ def main(argv=None):
     )
     from randsac_mm.analysis.paper import paper_architecture_flops
     from randsac_mm.cli.builds import check_model_builds
+    from randsac_mm.cli.config import read_config
     cfg = read_config(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)

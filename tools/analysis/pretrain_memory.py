@@ -54,8 +54,8 @@ def check_configs(args):
     builds (a key no class takes is one line naming it)."""
     import torch
 
-    from randsac_mm._cli.config import read_config
     from randsac_mm.cli.builds import check_model_builds
+    from randsac_mm.cli.config import read_config
     for path in args.configs:
         cfg = read_config(path, 'configs')
         if args.cfg_options:

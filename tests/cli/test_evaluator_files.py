@@ -8,8 +8,8 @@ import os.path as osp
 import pytest
 from mmengine.config import Config
 
-from randsac_mm._cli.checks import check_evaluator_files
 from randsac_mm.cli.errors import UserError
+from randsac_mm.cli.run.checks import check_evaluator_files
 
 from ..tool_runs import run_command
 from .test_cfg_options import GROUND_TRUTH, MASK_RCNN

@@ -2,8 +2,8 @@
 import pytest
 from mmengine.config import Config
 
-from randsac_mm._cli.runner import check_strategy
 from randsac_mm.cli.errors import UserError
+from randsac_mm.cli.run.runner import check_strategy
 
 FSDP = 'configs/pretrain/randsac_vit-large-p16_square-16to4_16xb256-amp-' \
     'fsdp-1600e_in1k.py'
@@ -49,7 +49,7 @@ def test_train_runs_the_model_its_checks_built_as_the_runner_would(
     reseeds)."""
     import torch
 
-    from randsac_mm._cli import runner as runner_module
+    from randsac_mm.cli.run import runner as runner_module
     from randsac_mm.datasets.digits import DigitsDataset
 
     from ..conftest import DEMO_CLASSIFIER, run_tool

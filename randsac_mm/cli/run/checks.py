@@ -9,16 +9,16 @@ import copy
 import filecmp
 import os.path as osp
 
-from ..checkpoint.fit import check_fit, guess_kind
-from ..checkpoint.reading import (
+from ...checkpoint.fit import check_fit, guess_kind
+from ...checkpoint.reading import (
     lacking_training_state,
     read_checkpoint,
     stored_config,
     training_progress,
 )
-from ..cli.builds import build_model_for_checks, in_scope
-from ..cli.config_kinds import config_kind
-from ..cli.errors import UserError
+from ..builds import build_model_for_checks, in_scope
+from ..config_kinds import config_kind
+from ..errors import UserError
 
 __all__ = ['VIS_BACKEND_PACKAGES', 'check_batch_norm_batches',
            'check_checkpoint', 'check_evaluator_files',
@@ -111,7 +111,7 @@ def check_pretrained_init(cfg, name=None, backbone=None):
         return
     from mmengine.registry import MODELS
 
-    from ..checkpoint.loading import check_pretrained_checkpoint
+    from ...checkpoint.loading import check_pretrained_checkpoint
     if backbone is None:
         with in_scope(cfg):
             backbone = MODELS.build(copy.deepcopy(backbone_cfg))

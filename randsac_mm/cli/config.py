@@ -6,10 +6,10 @@ import os.path as osp
 from mmengine.config import Config
 from mmengine.logging import print_log
 
-from ..cli.args import add_cfg_options
-from ..cli.device import DEVICES
-from ..cli.errors import UserError, launched_rank
-from ..cli.paths import OUTPUT_FOLDER, check_config_path, check_output_folder
+from .args import add_cfg_options
+from .device import DEVICES
+from .errors import UserError, launched_rank
+from .paths import OUTPUT_FOLDER, check_config_path, check_output_folder
 
 __all__ = ['LAUNCHER_ENV', 'add_common_args', 'apply_cfg_options',
            'check_launcher',

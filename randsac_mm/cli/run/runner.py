@@ -8,7 +8,7 @@ import inspect
 import random
 from dataclasses import dataclass
 
-from ..cli.errors import UserError
+from ..errors import UserError
 
 __all__ = ['STRATEGIES', 'BuiltParts', 'build_runner', 'check_strategy',
            'seed_as_the_runner']
@@ -112,7 +112,7 @@ class BuiltParts:
     def build_model(cls, cfg):
         """The config's model, seeded as the Runner seeds, a key no class
         takes refused in one line (``check_model_builds``)."""
-        from ..cli.builds import check_model_builds
+        from ..builds import check_model_builds
         seed_as_the_runner(cfg)
         return cls(model=check_model_builds(cfg),
                    generators=_generator_states())
@@ -120,7 +120,7 @@ class BuiltParts:
     def build_dataset(self, cfg, split):
         """Builds ``<split>_dataloader``'s data set and reads its first
         item (``check_first_item``), for the run."""
-        from ..cli.builds import check_first_item
+        from ..builds import check_first_item
         self.split, self.dataset = split, check_first_item(cfg, split)
 
 

@@ -3,7 +3,7 @@ it: the same launcher (``torch.distributed.run``), but a run stopped by a
 signal ends in one line and the shell's exit code, not torchrun's
 tracebacks.
 
-    python -m randsac_mm._cli.torchrun PROG [torchrun arguments]
+    python -m randsac_mm.cli.run.torchrun PROG [torchrun arguments]
 
 - Ctrl-C (SIGINT to the launcher and every process): ``PROG: interrupted``
   and exit 130; the processes say nothing (``run_tool``).
@@ -17,7 +17,7 @@ import logging
 import signal
 import sys
 
-from ..signals import PREEMPTION_SIGNALS, stopped_exit_code
+from ...signals import PREEMPTION_SIGNALS, stopped_exit_code
 
 __all__ = ['main']
 
