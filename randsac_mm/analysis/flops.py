@@ -19,7 +19,6 @@ from mmpretrain.registry import MODELS
 from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
 
 from ..datasets import RandSACSegmentGenerator
-from ..models.utils import SegmentBatch
 from ..segments import make_layout
 
 __all__ = ['ARCHITECTURES', 'arch_dict', 'architecture_variant', 'count',
@@ -76,7 +75,8 @@ def count(model_cfg, token_rank, full_length=False):
     torch.manual_seed(0)
     model = MODELS.build(model_cfg).eval()
     images = torch.randn(1, 3, *model.backbone.img_size)
-    batch = SegmentBatch(token_rank, trim_outer_segments=not full_length)
+    batch = model.plan_batch(images, token_rank,
+                             trim_outer_segments=not full_length)
     with torch.no_grad(), FlopCounterMode(
             display=False, custom_mapping=CUSTOM_FORMULAS) as counter:
         model.predict_segments(images, batch)

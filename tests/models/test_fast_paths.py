@@ -2,6 +2,7 @@
 import pytest
 import torch
 
+from randsac_mm.models.attention import build_attention_kernel
 from randsac_mm.models.utils import SegmentBatch
 
 from .helpers import LAYOUT_KINDS, VARIANTS, build_model, layouts
@@ -9,9 +10,10 @@ from .helpers import LAYOUT_KINDS, VARIANTS, build_model, layouts
 KINDS = ('flat_square', 'hier_blob', 'shuffled')
 
 
-def loss_and_grads(model, images, ranks, **batch_kwargs):
+def loss_and_grads(model, images, ranks, attention='sdpa', **batch_kwargs):
     model.zero_grad()
-    batch = SegmentBatch(ranks, **batch_kwargs)
+    batch = SegmentBatch(ranks, build_attention_kernel(attention),
+                         **batch_kwargs)
     pred = model.predict_segments(images, batch)
     loss = model.head.loss(pred, images, batch.decoder_order,
                            batch.loss_mask)
@@ -57,8 +59,8 @@ def test_trimming_changes_nothing(kind):
 
 def test_explicit_masks_are_the_additive_form_of_the_boolean_ones():
     _, ranks = inputs('hier_blob')
-    boolean = SegmentBatch(ranks, attention='sdpa')
-    additive = SegmentBatch(ranks, attention='explicit')
+    boolean = SegmentBatch(ranks, build_attention_kernel('sdpa'))
+    additive = SegmentBatch(ranks, build_attention_kernel('explicit'))
     for name in ('encoder_mask', 'decoder_mask', 'cross_mask'):
         b, a = getattr(boolean, name), getattr(additive, name)
         assert a.dtype == torch.float32
@@ -79,13 +81,13 @@ def test_activation_checkpointing_gives_the_same_gradients():
 def test_auto_kernel_and_bad_kernel_names():
     model = build_model('skip')
     assert model.attention == 'auto'
-    assert model.attention_kernel(torch.zeros(1)).name == 'explicit'
-    model.attention = 'sdpa'
-    assert model.attention_kernel(torch.zeros(1)).name == 'sdpa'
+    assert model.kernel.name == 'explicit'  # resolved once, for the CPU
+    model.attention = 'sdpa'  # resolved again
+    assert model.kernel.name == 'sdpa'
     known = r"\('explicit', 'flex', 'sdpa'\)"
     with pytest.raises(ValueError, match=r"attention must be 'auto' or one "
                        r'of ' + known):
-        SegmentBatch(inputs('flat_square')[1], attention='flash')
+        model.attention = 'flash'
     from mmpretrain.registry import MODELS
 
     from .helpers import tiny_cfg
@@ -103,7 +105,8 @@ def test_flex_block_masks_equal_sdpa_forward(variant, kind):
     images, ranks = inputs(kind)
     with torch.no_grad():
         outputs = [
-            model.predict_segments(images, SegmentBatch(ranks, attention=a))
+            model.predict_segments(images, SegmentBatch(
+                ranks, build_attention_kernel(a)))
             for a in ('sdpa', 'flex')
         ]
     torch.testing.assert_close(outputs[1], outputs[0], rtol=1e-5, atol=1e-5)

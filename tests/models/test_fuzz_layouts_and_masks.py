@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from randsac_mm.datasets import RandSACSegmentGenerator
+from randsac_mm.models.attention import build_attention_kernel
 from randsac_mm.models.utils import SegmentBatch
 
 from ..segments.strategies import seeds, specs
@@ -106,8 +107,8 @@ def check_batch(batch, ranks):
 def test_generated_layouts_give_rule_abiding_masks(spec, seed, batch_size,
                                                    trim, attention):
     ranks = generate(spec, seed, batch_size)
-    batch = SegmentBatch(ranks, trim_outer_segments=trim,
-                         attention=attention)
+    batch = SegmentBatch(ranks, build_attention_kernel(attention),
+                         trim_outer_segments=trim)
     check_batch(batch, ranks)
 
 
@@ -117,7 +118,7 @@ def test_the_checker_catches_a_leaking_mask():
     from randsac_mm.segments import SegmentSpec
     spec = SegmentSpec(grid=(4, 4), segment='square', square_size=2)
     ranks = generate(spec, 0, 2)
-    batch = SegmentBatch(ranks)
+    batch = SegmentBatch(ranks, build_attention_kernel('sdpa'))
     leaking = batch.cross_mask | torch.ones_like(batch.cross_mask)
     batch.cross_attention.mask = leaking
     try:

@@ -3,8 +3,11 @@ import numpy as np
 import pytest
 import torch
 
+from randsac_mm.models.attention import build_attention_kernel
 from randsac_mm.models.utils import SegmentBatch
 from randsac_mm.segments import SegmentSpec, make_layout
+
+SDPA = build_attention_kernel('sdpa')
 
 
 def listing_block_mask(num_segments, segment_size):
@@ -24,7 +27,7 @@ def test_flat_square_masks_equal_the_listing(grid, m):
     spec = SegmentSpec(grid, 'square', square_size=m)
     ranks = torch.as_tensor(np.stack(
         [make_layout(spec, rng).token_rank for _ in range(3)]))
-    batch = SegmentBatch(ranks)
+    batch = SegmentBatch(ranks, SDPA)
     k, size = spec.nominal_segments, m * m
     expected = listing_block_mask(k, size)
     assert batch.enc_len == (k - 1) * size and batch.dec_start == size
@@ -37,7 +40,7 @@ def test_flat_square_masks_equal_the_listing(grid, m):
 
 def test_sorted_order_follows_serialization():
     ranks = torch.tensor([[2, 0, 1, 1, 0, 2]])
-    batch = SegmentBatch(ranks)
+    batch = SegmentBatch(ranks, SDPA)
     assert batch.sorted_rank.tolist() == [[0, 0, 1, 1, 2, 2]]
     assert batch.order.tolist() == [[1, 4, 2, 3, 0, 5]]
     assert batch.encoder_order.tolist() == [[1, 4, 2, 3]]
@@ -48,7 +51,7 @@ def test_unequal_segments_get_per_sample_masks_without_empty_rows():
     # Sample 0: first segment 1 token, last 3; sample 1: first 3, last 1.
     ranks = torch.tensor([[0, 1, 1, 1, 2, 2, 2, 2],
                           [0, 0, 0, 1, 1, 1, 1, 2]])
-    batch = SegmentBatch(ranks)
+    batch = SegmentBatch(ranks, SDPA)
     assert batch.enc_len == 7 and batch.dec_start == 1
     for mask in (batch.encoder_mask, batch.decoder_mask, batch.cross_mask):
         assert mask.shape[0] == 2
@@ -69,12 +72,12 @@ def test_unequal_segments_get_per_sample_masks_without_empty_rows():
 
 def test_single_segment_layout_is_rejected():
     with pytest.raises(ValueError, match='at least 2 segments'):
-        SegmentBatch(torch.zeros(2, 4, dtype=torch.long))
+        SegmentBatch(torch.zeros(2, 4, dtype=torch.long), SDPA)
 
 
 def test_untrimmed_batch_keeps_every_token():
     ranks = torch.tensor([[2, 0, 1, 1, 0, 2]])
-    batch = SegmentBatch(ranks, trim_outer_segments=False)
+    batch = SegmentBatch(ranks, SDPA, trim_outer_segments=False)
     assert (batch.enc_len, batch.dec_start) == (6, 0)
     assert batch.loss_mask.tolist() == [[False, False, True, True, True,
                                          True]]

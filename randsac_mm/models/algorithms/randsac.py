@@ -30,7 +30,8 @@ class RandSAC(BaseSelfSupervisor):
             'auto' (by device: each kernel's ``auto_devices``), a name
             of ``ATTENTION_KERNELS`` ('sdpa', 'explicit', 'flex'), or
             ``dict(type=name, **options)`` (docs/model.md, "Attention
-            kernels").
+            kernels"); resolved for the model's device when it is built
+            and when it is moved (``kernel``).
         sdpa_backends (Sequence[str]): the 'sdpa' kernel's backends, most
             preferred first; 'cudnn' only where it passes its check.
         **kwargs: ``BaseSelfSupervisor``'s (``data_preprocessor``,
@@ -42,8 +43,6 @@ class RandSAC(BaseSelfSupervisor):
         if head is None:
             raise ValueError('RandSAC needs a head (RandSACPretrainHead)')
         self.kernel_defaults = {'sdpa': {'backends': tuple(sdpa_backends)}}
-        if attention != 'auto':
-            build_attention_kernel(attention, defaults=self.kernel_defaults)
         # The defaults hold wherever their kernel is used, 'auto' included:
         # refuse bad ones now, not at the first step.
         for name in self.kernel_defaults:
@@ -65,7 +64,8 @@ class RandSAC(BaseSelfSupervisor):
             head = fill_from_backbone('head', head,
                                       head_shapes(backbone, width))
         super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
-        self.attention = attention
+        self._device = torch.device('cpu')  # where a model is built
+        self.attention = attention  # its kernel resolved (the setter)
         two_stream = getattr(self.backbone, 'predicts_segments', False)
         if neck is None and not two_stream:
             raise ValueError(
@@ -113,22 +113,36 @@ class RandSAC(BaseSelfSupervisor):
                 'the backbone')
         return ranks
 
+    @property
+    def attention(self):
+        """The attention setting (see the class's Args); setting it
+        resolves ``kernel`` for the model's device."""
+        return self._attention
+
+    @attention.setter
+    def attention(self, value):
+        self._attention = value
+        self._resolve_kernel()
+
     def _set_device(self, device):
         """Where mmengine's ``to`` and ``cuda`` tell the model its device
         (a runner's model is moved so before it is wrapped, FSDP and DDP
-        alike): the kernel it will attend with there is cleared for that
-        device once (``numerical_check.clear_kernel``: cuDNN's
-        low-logsumexp case), so a step never runs the check."""
+        alike): the kernel is resolved for it."""
         super()._set_device(device)
         if device.type != 'meta':  # shapes only: no step runs there
-            clear_kernel(build_attention_kernel(
-                self.attention, device.type, self.kernel_defaults), device)
+            self._device = device
+            self._resolve_kernel()
 
-    def attention_kernel(self, images):
-        """The kernel of ``attention`` for ``images``' device
-        (``AttentionKernel``; 'auto' resolved)."""
-        return build_attention_kernel(self.attention, images.device.type,
-                                      self.kernel_defaults)
+    def _resolve_kernel(self):
+        """``kernel``: the kernel of ``attention`` on the model's device
+        ('auto' resolved), cleared for that device once
+        (``numerical_check.clear_kernel``: cuDNN's low-logsumexp case), so
+        a step never runs the check. The one place a kernel is resolved:
+        when the model is built, moved, or given another ``attention``."""
+        kernel = build_attention_kernel(self._attention, self._device.type,
+                                        self.kernel_defaults)
+        clear_kernel(kernel, self._device)
+        self.kernel = kernel
 
     def extract_feat(self, inputs, data_samples=None):
         """The probe feature: mean of the final-normed last-layer tokens.
@@ -163,8 +177,7 @@ class RandSAC(BaseSelfSupervisor):
         """
         token_rank = self.stack_token_ranks(layouts) \
             if isinstance(layouts, (list, tuple)) else layouts
-        return SegmentBatch(token_rank, trim_outer_segments,
-                            attention=self.attention_kernel(images),
+        return SegmentBatch(token_rank, self.kernel, trim_outer_segments,
                             device=images.device)
 
     def predict_segments(self, images, batch):

@@ -1,7 +1,9 @@
-"""Masked attention: the mask rules and the kernels that apply them
-(``kernels.py``), and their numerical check (``numerical_check.py``:
-every registered kernel against float32 math, and the clearance a kernel
-variant needs before a step runs on a device). docs/architecture.md,
+"""Attention kernels: how masked attention is computed (``kernels.py``:
+each kernel's mask form and attention, the registry, building one), and
+their numerical check (``numerical_check.py``: every registered kernel
+against float32 math, and the clearance a kernel variant needs before a
+step runs on a device). What a token may see, the rules and a batch's
+masks, is ``randsac_mm.models.utils.segment_batch``. docs/architecture.md,
 "Adding an attention kernel".
 """
 from .kernels import (
@@ -12,13 +14,9 @@ from .kernels import (
     DenseMaskKernel,
     ExplicitKernel,
     FlexKernel,
-    MaskedAttention,
     SDPAKernel,
     auto_kernel_name,
     build_attention_kernel,
-    cross_rule,
-    decoder_rule,
-    encoder_rule,
     explicit_attention,
     register_attention_kernel,
     sdpa_backend_list,
@@ -26,7 +24,6 @@ from .kernels import (
 
 __all__ = ['ATTENTION_KERNELS', 'AttentionKernel', 'DEFAULT_SDPA_BACKENDS',
            'DenseMaskKernel', 'ExplicitKernel', 'FlexKernel',
-           'MaskedAttention', 'SDPA_BACKENDS', 'SDPAKernel',
-           'auto_kernel_name', 'build_attention_kernel', 'cross_rule',
-           'decoder_rule', 'encoder_rule', 'explicit_attention',
+           'SDPA_BACKENDS', 'SDPAKernel', 'auto_kernel_name',
+           'build_attention_kernel', 'explicit_attention',
            'register_attention_kernel', 'sdpa_backend_list']

@@ -1,15 +1,14 @@
-"""Masked attention: the three mask rules of RandSAC and the kernels that
-apply them.
+"""Attention kernels: how masked multi-head attention is computed.
 
-What a token may see is stated once, by the rules below; each kernel is
-one registered :class:`AttentionKernel` that builds its masks from the
-rules in its own form (a dense boolean or additive mask, flex_attention's
-``mask_mod``) and attends with them, so the kernels cannot disagree.
-``SegmentBatch`` builds a batch's three masks with its kernel and hands
-the layers one :class:`MaskedAttention` per rule; the layers never see a
-mask or a kernel. Built in: 'explicit' (a CPU's 'auto'), 'flex' (CUDA,
-opt-in) and 'sdpa' (a GPU's 'auto'); a user's kernel is one class in its
-own module, registered before the model is built::
+What a token may see is stated once, by the three rules of
+``randsac_mm.models.utils.segment_batch``, which also builds a batch's
+masks and the attention the layers call. A kernel says only which mask
+form it takes (:meth:`AttentionKernel.build_mask`: a rule made into a dense
+boolean or additive mask, or flex_attention's ``mask_mod``) and how it
+attends with it (:meth:`AttentionKernel.attend`), so kernels cannot
+disagree on what is masked. Built in: 'explicit' (a CPU's 'auto'), 'flex'
+(CUDA, opt-in) and 'sdpa' (a GPU's 'auto'); a user's kernel is one class
+in its own module, registered before the model is built::
 
     @register_attention_kernel('masked_math')
     class MaskedMath(DenseMaskKernel):
@@ -19,27 +18,9 @@ own module, registered before the model is built::
             ...  # [B, h, Lq, d]
 
 A model names its kernel with ``attention=`` (a name, 'auto', or
-``dict(type=name, **options)``); the numerical check
-(:mod:`.numerical_check`), 'auto' and the acceptance run go through
-``ATTENTION_KERNELS`` in registration order.
-
-The rules. ``r`` is the serialization step of a token's segment
-(``token_rank``); tokens run through their segments in prediction order.
-
-- encoder self-attention: ``r_key <= r_query`` (own and earlier segments);
-- decoder self-attention: ``1 <= r_key <= r_query`` (own and earlier
-  *target* segments), and every token itself, so no row is empty;
-- cross-attention (decoder to encoder): ``r_key < r_query`` (strictly
-  earlier segments).
-
-Each rule is a function of the query's and the key's rank and position
-(any broadcastable tensors). Why the first segment is special in
-cross-attention: when segment sizes differ across a batch, the decoder's
-sequences start at the batch's smallest first segment, so a few samples
-keep first-segment queries. Such a row could see no encoder token at all,
-and a fully masked row gives NaN in softmax, so it reads the first segment
-instead; it is never predicted (``SegmentBatch.loss_mask``) and no other
-query attends to it.
+``dict(type=name, **options)``) and resolves it once, for its device
+(``RandSAC``); the numerical check, which every kernel passes on the
+device it runs on, is ``numerical_check``.
 """
 import functools
 
@@ -52,31 +33,10 @@ from ...extension_registry import Registry
 
 __all__ = ['ATTENTION_KERNELS', 'AttentionKernel', 'DEFAULT_SDPA_BACKENDS',
            'DenseMaskKernel', 'ExplicitKernel', 'FLEX_BLOCK_SIZE',
-           'FlexKernel', 'MaskedAttention', 'SDPA_BACKENDS', 'SDPAKernel',
+           'FlexKernel', 'SDPA_BACKENDS', 'SDPAKernel', 'UNCLEARED',
            'auto_kernel_name', 'build_attention_kernel',
-           'compiled_flex_attention', 'cross_rule', 'decoder_rule',
-           'encoder_rule', 'explicit_attention', 'register_attention_kernel',
-           'sdpa_backend_list']
-
-
-# --- The rules ---------------------------------------------------------
-
-def encoder_rule(query_rank, key_rank, query_pos, key_pos):
-    """Encoder self-attention: own and earlier segments."""
-    return key_rank <= query_rank
-
-
-def decoder_rule(query_rank, key_rank, query_pos, key_pos):
-    """Decoder self-attention: own and earlier target segments (never the
-    first), and the token itself."""
-    return ((key_rank >= 1) & (key_rank <= query_rank)) | \
-        (query_pos == key_pos)
-
-
-def cross_rule(query_rank, key_rank, query_pos, key_pos):
-    """Decoder to encoder: strictly earlier segments; a first-segment query
-    reads the first segment."""
-    return (key_rank < query_rank) | ((query_rank == 0) & (key_rank == 0))
+           'compiled_flex_attention', 'explicit_attention',
+           'register_attention_kernel', 'sdpa_backend_list']
 
 
 # --- Kernels: the interface, the registry, building one ---------------
@@ -112,7 +72,7 @@ class AttentionKernel:
 
         Args:
             rule (Callable): ``rule(query_rank, key_rank, query_pos,
-                key_pos) -> bool``, one of :mod:`.rules`.
+                key_pos) -> bool``, one of ``segment_batch``'s three.
             query_rank (torch.Tensor): int64 [B, Lq], the serialization
                 step of each query token.
             key_rank (torch.Tensor): int64 [B, Lk].
@@ -134,31 +94,6 @@ class AttentionKernel:
             torch.Tensor: [B, h, Lq, d], in v's dtype.
         """
         raise NotImplementedError
-
-    def unavailable(self, device):
-        """Why a training step (forward and backward) cannot run on
-        ``device``, or None when it can."""
-        return None
-
-    def check_variants(self):
-        """The rows this kernel adds to the numerical check: (label, kernel)
-        pairs, one per way it can run (SDPA: one per backend)."""
-        return [(self.name, self)]
-
-    def variants_to_clear(self, device):
-        """The labels of :meth:`check_variants` that must pass the
-        low-logsumexp check on ``device`` before a step runs there
-        (``numerical_check.clear_kernel``); none by default."""
-        return ()
-
-    def refusal(self, label):
-        """The start of the error when variant ``label`` failed its
-        clearance: what in the model's config asked for it."""
-        return f'attention={self.name!r}'
-
-    def remedy(self, label):
-        """What to change when variant ``label`` failed its clearance."""
-        return f'choose another attention kernel than {self.name!r}'
 
     def __repr__(self):
         options = ', '.join(f'{k}={v!r}' for k, v in vars(self).items())
@@ -264,39 +199,6 @@ def build_attention_kernel(attention, device_type=None, defaults=None):
         raise ValueError(f'attention {attention!r}: {error}') from None
 
 
-class MaskedAttention:
-    """Multi-head attention under one mask, through the kernel that built
-    it: what a masked layer calls (``SegmentBatch`` holds one per rule).
-
-    Args:
-        kernel (AttentionKernel): the kernel that built ``mask``.
-        mask: the kernel's mask for [B, h, Lq, Lk].
-    """
-
-    def __init__(self, kernel, mask):
-        self.kernel = kernel
-        self.mask = mask
-
-    def __call__(self, q, k, v, num_heads, dropout_p=0.0):
-        """Args:
-            q (torch.Tensor): [B, Lq, C]; k, v: [B, Lk, C].
-            num_heads (int): heads h; C = h * d.
-            dropout_p (float): dropout on the attention weights.
-
-        Returns:
-            torch.Tensor: [B, Lq, C].
-        """
-        batch, len_q, channels = q.shape
-        head_dims = channels // num_heads
-
-        def heads(x):
-            return x.reshape(batch, -1, num_heads, head_dims).transpose(1, 2)
-
-        out = self.kernel.attend(heads(q), heads(k), heads(v), self.mask,
-                                 dropout_p)
-        return out.transpose(1, 2).reshape(batch, len_q, channels)
-
-
 # --- 'explicit': ``softmax(q k^T / sqrt(d) + bias) v`` with an additive mask.
 #
 # RandSAC's sequences are short (64 to 196 tokens), and there the CPU flash
@@ -396,11 +298,6 @@ class FlexKernel(AttentionKernel):
                              "attention='flex'; use 'sdpa'")
         return compiled_flex_attention()(q, k, v, block_mask=mask)
 
-    def unavailable(self, device):
-        if torch.device(device).type != 'cuda':
-            return 'flex_attention has no backward on a CPU'
-        return None
-
 
 # --- 'sdpa': ``F.scaled_dot_product_attention`` with boolean masks, under an
 # explicit list of its backends, never torch's own pick (on an H100 that is
@@ -486,21 +383,3 @@ class SDPAKernel(DenseMaskKernel):
                     f'{str(e).splitlines()[0]}); on a CPU the fused kernel '
                     "is 'flash' (no dropout), on a GPU 'efficient'; 'math' "
                     'runs everything, unfused') from e
-
-    def check_variants(self):
-        """One row per backend of ``SDPA_BACKENDS``, each alone."""
-        return [(f'sdpa:{name}', SDPAKernel((name, )))
-                for name in SDPA_BACKENDS]
-
-    def variants_to_clear(self, device):
-        if torch.device(device).type == 'cuda' and \
-                UNCLEARED in self.backends:
-            return (f'sdpa:{UNCLEARED}', )
-        return ()
-
-    def refusal(self, label):
-        return f'sdpa_backends names {label.split(":")[1]!r}'
-
-    def remedy(self, label):
-        return (f'remove {label.split(":")[1]!r} from the model\'s '
-                f'sdpa_backends (default {DEFAULT_SDPA_BACKENDS})')

@@ -22,15 +22,20 @@ import functools
 
 import torch
 
+from ..utils.segment_batch import encoder_rule
 from .kernels import (
     ATTENTION_KERNELS,
+    DEFAULT_SDPA_BACKENDS,
+    SDPA_BACKENDS,
+    UNCLEARED,
+    FlexKernel,
     SDPAKernel,
     build_attention_kernel,
-    encoder_rule,
 )
 
 __all__ = ['CHECK_LENGTHS', 'ROWS', 'attention_check', 'check_labels',
-           'clear_kernel', 'kernel_case', 'kernel_variant']
+           'check_variants', 'clear_kernel', 'kernel_case', 'kernel_variant',
+           'unavailable', 'variants_to_clear']
 
 # The issue's lengths: odd ones, 64 mod 128 (cuDNN's failing case), the
 # main config's 135 (144 tokens less a 9-token segment) and 240.
@@ -49,11 +54,73 @@ TOLERANCE = {'normal': 0.05, 'low-lse': float('inf')}
 REFERENCE = SDPAKernel(('math', ))
 
 
+# --- What the check asks of a kernel: defaults, and the built-in kernels'
+# own. A user's kernel that needs other answers registers them
+# (``check_variants.register(MyKernel)``).
+
+@functools.singledispatch
+def check_variants(kernel):
+    """The rows a kernel adds to the check: (label, kernel) pairs, one per
+    way it can run."""
+    return [(kernel.name, kernel)]
+
+
+@check_variants.register
+def _(kernel: SDPAKernel):
+    """One row per backend of ``SDPA_BACKENDS``, each alone."""
+    return [(f'sdpa:{name}', SDPAKernel((name, ))) for name in SDPA_BACKENDS]
+
+
+@functools.singledispatch
+def unavailable(kernel, device):
+    """Why a training step (forward and backward) of ``kernel`` cannot run
+    on ``device``, or None when it can."""
+    return None
+
+
+@unavailable.register
+def _(kernel: FlexKernel, device):
+    if torch.device(device).type != 'cuda':
+        return 'flex_attention has no backward on a CPU'
+    return None
+
+
+@functools.singledispatch
+def variants_to_clear(kernel, device):
+    """The labels of :func:`check_variants` that must pass the low-logsumexp
+    check on ``device`` before a step of ``kernel`` runs there; none by
+    default."""
+    return ()
+
+
+@variants_to_clear.register
+def _(kernel: SDPAKernel, device):
+    if torch.device(device).type == 'cuda' and UNCLEARED in kernel.backends:
+        return (f'sdpa:{UNCLEARED}', )
+    return ()
+
+
+@functools.singledispatch
+def _refusal_and_remedy(kernel, label):
+    """What in the model's config asked for variant ``label``, and what to
+    change when it failed its clearance."""
+    return (f'attention={kernel.name!r}',
+            f'choose another attention kernel than {kernel.name!r}')
+
+
+@_refusal_and_remedy.register
+def _(kernel: SDPAKernel, label):
+    backend = label.split(':')[1]
+    return (f'sdpa_backends names {backend!r}',
+            f"remove {backend!r} from the model's sdpa_backends (default "
+            f'{DEFAULT_SDPA_BACKENDS})')
+
+
 def check_labels():
     """Every variant of every registered kernel, by label ('sdpa:flash',
     'explicit', ...), in registration order."""
     return [label for name in ATTENTION_KERNELS
-            for label, _ in build_attention_kernel(name).check_variants()]
+            for label, _ in check_variants(build_attention_kernel(name))]
 
 
 def kernel_variant(label):
@@ -64,7 +131,7 @@ def kernel_variant(label):
     """
     name = label.split(':', 1)[0]
     if name in ATTENTION_KERNELS:
-        for known, kernel in build_attention_kernel(name).check_variants():
+        for known, kernel in check_variants(build_attention_kernel(name)):
             if known == label:
                 return kernel
     raise ValueError(f'kernel must be one of {check_labels()}, got '
@@ -131,7 +198,7 @@ def check_case(label, length, rows, device, dtype=torch.bfloat16, **shape):
     row = dict(kernel=label, length=length, rows=rows)
     device = torch.device(device)
     kernel = kernel_variant(label)
-    why = kernel.unavailable(device)
+    why = unavailable(kernel, device)
     if why:
         return dict(row, skipped=why)
     q, k, v, grad, rank = kernel_case(length, rows, device, **shape)
@@ -191,7 +258,7 @@ def clear_kernel(kernel, device):
             to do.
     """
     device = torch.device(device)
-    labels = kernel.variants_to_clear(device)
+    labels = variants_to_clear(kernel, device)
     if not labels:
         return
     if device.type == 'cuda' and device.index is None:
@@ -206,9 +273,9 @@ def clear_kernel(kernel, device):
             f"a relative error of {first['error']:.3g}")
         name = torch.cuda.get_device_name(device) \
             if device.type == 'cuda' else device.type
+        refusal, remedy = _refusal_and_remedy(kernel, label)
         raise RuntimeError(
-            f'{kernel.refusal(label)}, and on {device} ({name}, torch '
+            f'{refusal}, and on {device} ({name}, torch '
             f'{torch.__version__}, cuDNN {torch.backends.cudnn.version()}) '
             f'{label} fails the low-logsumexp check at length '
-            f"{first['length']} ({why}; pytorch#196678): "
-            f'{kernel.remedy(label)}')
+            f"{first['length']} ({why}; pytorch#196678): {remedy}")

@@ -13,11 +13,11 @@ from torch import nn
 
 from ..attention import (
     DEFAULT_SDPA_BACKENDS,
-    MaskedAttention,
     build_attention_kernel,
     sdpa_backend_list,
 )
 from ..attention.numerical_check import clear_kernel
+from ..utils.segment_batch import MaskedAttention
 from .randsac_vit import RandSACViT
 
 __all__ = ['RandSACViTPyramid']

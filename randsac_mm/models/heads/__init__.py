@@ -1,3 +1,3 @@
-from .randsac_head import RandSACPretrainHead
+from .randsac_head import GlobalTokenMSELoss, RandSACPretrainHead
 
-__all__ = ['RandSACPretrainHead']
+__all__ = ['GlobalTokenMSELoss', 'RandSACPretrainHead']

@@ -1,11 +1,14 @@
-"""Pixel prediction head and loss of RandSAC."""
+"""Pixel prediction head and loss of RandSAC: the predicted pixels of each
+token, their target, and the MSE over the predicted tokens of the global
+batch."""
+from mmengine.dist import all_reduce, get_world_size, is_distributed
 from mmengine.model import BaseModule
 from mmpretrain.registry import MODELS
 from torch import nn
 
 from ..utils import gather_tokens
 
-__all__ = ['RandSACPretrainHead']
+__all__ = ['GlobalTokenMSELoss', 'RandSACPretrainHead']
 
 
 @MODELS.register_module()
@@ -95,3 +98,36 @@ class RandSACPretrainHead(BaseModule):
         patches = gather_tokens(self.patchify(images), order)
         return self.loss_module(pred, self.construct_target(patches),
                                 loss_mask)
+
+
+@MODELS.register_module()
+class GlobalTokenMSELoss(nn.Module):
+    """Mean over the predicted tokens of their mean squared error, the
+    token count taken over all processes.
+
+    How many tokens a process predicts depends on its layouts (segment
+    sizes differ between processes), so a per-process mean would weight a
+    token by the inverse of its process's count, and DDP's gradient average
+    would not be that of the global batch. Here the local sum is divided by
+    the per-process mean of the count (the global count, all-reduced, over
+    the world size): DDP's gradient average then equals the gradient of the
+    MSE over the global batch, exactly what one process computes on it.
+    The count carries no gradient; one process divides by its own count.
+    """
+
+    def forward(self, pred, target, mask):
+        """Args:
+            pred (torch.Tensor): [B, L, D], predictions.
+            target (torch.Tensor): [B, L, D], in the same space.
+            mask (torch.Tensor): bool [B, L], tokens that count.
+
+        Returns:
+            torch.Tensor: scalar, float32.
+        """
+        per_token = (pred.float() - target.float()).pow(2).mean(dim=-1)
+        mask = mask.to(per_token.dtype)
+        count = mask.sum().detach()
+        if is_distributed():
+            all_reduce(count)  # in place: the global count
+            count = count / get_world_size()
+        return (per_token * mask).sum() / count.clamp(min=1)

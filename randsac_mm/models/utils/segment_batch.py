@@ -1,31 +1,100 @@
-"""Token order and attention masks of a batch of segment layouts.
+"""What a token may see: the three rules of RandSAC's masks, a batch's
+token order and its masks, and the attention the layers call under them.
 
-Tokens are sorted by their serialization step (``token_rank``), so each
-sample's sequence runs through its segments in prediction order. The
-encoder drops the last segment and the decoder the first. When segment
-sizes differ across the batch (blobs, shuffled), the sequences are cut at
-the batch's smallest last/first segment, so a few samples keep some tokens
-of their last segment in the encoder (no query may read them: harmless) or
-of their first segment in the decoder (never predicted; see the rules in
-``randsac_mm.models.attention.kernels`` for what they read).
+**The order.** Tokens are sorted by their serialization step
+(``token_rank``, the segment's step in prediction order), so each
+sample's sequence runs through its segments in that order. The encoder
+drops the last segment and the decoder the first. When segment sizes
+differ across the batch (blobs, shuffled), the sequences are cut at the
+batch's smallest last/first segment, so a few samples keep some tokens of
+their last segment in the encoder (no query may read them: harmless) or of
+their first segment in the decoder (never predicted; the cross rule says
+what they read).
 
-The masks follow the three rules of ``randsac_mm.models.attention``, in
-the form of the batch's attention kernel; the layers attend through the
-batch (``encoder_attention``, ``decoder_attention``, ``cross_attention``)
-and never see a mask or a kernel.
+**The rules.** ``r`` is the serialization step of a token's segment. Each
+rule is a function of the query's and the key's rank and position (any
+broadcastable tensors):
+
+- encoder self-attention: ``r_key <= r_query`` (own and earlier segments);
+- decoder self-attention: ``1 <= r_key <= r_query`` (own and earlier
+  *target* segments), and every token itself, so no row is empty;
+- cross-attention (decoder to encoder): ``r_key < r_query`` (strictly
+  earlier segments).
+
+Why the first segment is special in cross-attention: when segment sizes
+differ across a batch, the decoder's sequences start at the batch's
+smallest first segment, so a few samples keep first-segment queries. Such
+a row could see no encoder token at all, and a fully masked row gives NaN
+in softmax, so it reads the first segment instead; it is never predicted
+(``SegmentBatch.loss_mask``) and no other query attends to it.
+
+**The masks.** :class:`SegmentBatch` builds one mask per rule, in the form
+its attention kernel takes (``AttentionKernel.build_mask``: a dense
+boolean or additive mask, flex_attention's ``mask_mod``), and hands the
+layers one :class:`MaskedAttention` per rule: they never see a mask or a
+kernel (``randsac_mm.models.attention`` holds the kernels).
 """
 import numpy as np
 import torch
 
-from ..attention import (
-    MaskedAttention,
-    build_attention_kernel,
-    cross_rule,
-    decoder_rule,
-    encoder_rule,
-)
+__all__ = ['MaskedAttention', 'SegmentBatch', 'cross_rule', 'decoder_rule',
+           'encoder_rule', 'gather_tokens', 'host_array']
 
-__all__ = ['SegmentBatch', 'gather_tokens', 'host_array']
+
+# --- The rules ---------------------------------------------------------
+
+def encoder_rule(query_rank, key_rank, query_pos, key_pos):
+    """Encoder self-attention: own and earlier segments."""
+    return key_rank <= query_rank
+
+
+def decoder_rule(query_rank, key_rank, query_pos, key_pos):
+    """Decoder self-attention: own and earlier target segments (never the
+    first), and the token itself."""
+    return ((key_rank >= 1) & (key_rank <= query_rank)) | \
+        (query_pos == key_pos)
+
+
+def cross_rule(query_rank, key_rank, query_pos, key_pos):
+    """Decoder to encoder: strictly earlier segments; a first-segment query
+    reads the first segment."""
+    return (key_rank < query_rank) | ((query_rank == 0) & (key_rank == 0))
+
+
+class MaskedAttention:
+    """Multi-head attention under one mask, through the kernel that built
+    it: what a masked layer calls (``SegmentBatch`` holds one per rule).
+
+    Args:
+        kernel (AttentionKernel): the kernel that built ``mask``.
+        mask: the kernel's mask for [B, h, Lq, Lk].
+    """
+
+    def __init__(self, kernel, mask):
+        self.kernel = kernel
+        self.mask = mask
+
+    def __call__(self, q, k, v, num_heads, dropout_p=0.0):
+        """Args:
+            q (torch.Tensor): [B, Lq, C]; k, v: [B, Lk, C].
+            num_heads (int): heads h; C = h * d.
+            dropout_p (float): dropout on the attention weights.
+
+        Returns:
+            torch.Tensor: [B, Lq, C].
+        """
+        batch, len_q, channels = q.shape
+        head_dims = channels // num_heads
+
+        def heads(x):
+            return x.reshape(batch, -1, num_heads, head_dims).transpose(1, 2)
+
+        out = self.kernel.attend(heads(q), heads(k), heads(v), self.mask,
+                                 dropout_p)
+        return out.transpose(1, 2).reshape(batch, len_q, channels)
+
+
+# --- A batch's order and masks ------------------------------------------
 
 
 def gather_tokens(x, index):
@@ -67,7 +136,8 @@ def to_device(array, device):
 
 
 class SegmentBatch:
-    """Sorting and masks for ``token_rank`` [B, N] (tokens in raster order).
+    """The order and masks of ``token_rank`` [B, N] (tokens in raster
+    order).
 
     The order and the sequence lengths are planned on the host, from the
     layouts the data pipeline made there; the masks are then built on the
@@ -102,24 +172,23 @@ class SegmentBatch:
     Args:
         token_rank (np.ndarray | torch.Tensor): int64 [B, N], on the host
             (a device tensor is copied back first, see ``host_array``).
+        kernel (AttentionKernel): the kernel the masks are built for and
+            the layers attend with (the model's: ``RandSAC.kernel``).
         trim_outer_segments (bool): leave the last segment out of the
             encoder and the first out of the decoder (training; default).
             False keeps all N tokens in both (the sequence lengths the
             paper's FLOPs table counts); the masks stay the same rules.
-        attention (str | dict | AttentionKernel): the kernel, as
-            ``build_attention_kernel`` takes it (default 'sdpa' with its
-            default backends).
         device (torch.device | str | None): where the order and masks live
             (default: ``token_rank``'s device, the CPU for an array).
     """
 
-    def __init__(self, token_rank, trim_outer_segments=True,
-                 attention='sdpa', device=None):
+    def __init__(self, token_rank, kernel, trim_outer_segments=True,
+                 device=None):
         if device is None:
             device = token_rank.device if torch.is_tensor(token_rank) \
                 else 'cpu'
         device = torch.device(device)
-        self.kernel = build_attention_kernel(attention, device.type)
+        self.kernel = kernel
         ranks = host_array(token_rank)
         order = np.argsort(ranks, axis=1, kind='stable')
         sorted_rank = np.take_along_axis(ranks, order, axis=1)

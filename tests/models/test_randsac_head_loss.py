@@ -3,10 +3,7 @@ batch, whatever each process's share of them."""
 import pytest
 import torch
 
-from randsac_mm.models.losses import (
-    GlobalTokenMSELoss,
-    global_token_mse_loss,
-)
+from randsac_mm.models.heads import GlobalTokenMSELoss, randsac_head
 
 
 def test_one_process_gives_the_mse_over_the_masked_tokens():
@@ -34,14 +31,14 @@ def test_low_precision_inputs_give_a_float32_loss():
 def fake_world(monkeypatch, counts):
     """Two processes, whose masks hold ``counts`` tokens: all_reduce sums
     the count over them."""
-    monkeypatch.setattr(global_token_mse_loss, 'is_distributed', lambda: True)
-    monkeypatch.setattr(global_token_mse_loss, 'get_world_size',
+    monkeypatch.setattr(randsac_head, 'is_distributed', lambda: True)
+    monkeypatch.setattr(randsac_head, 'get_world_size',
                         lambda: len(counts))
 
     def all_reduce(tensor):
         tensor.fill_(sum(counts))
 
-    monkeypatch.setattr(global_token_mse_loss, 'all_reduce', all_reduce)
+    monkeypatch.setattr(randsac_head, 'all_reduce', all_reduce)
 
 
 def test_ddp_average_of_the_process_gradients_is_the_global_batch_mse(
@@ -59,7 +56,7 @@ def test_ddp_average_of_the_process_gradients_is_the_global_batch_mse(
     loss = GlobalTokenMSELoss()
     ddp = sum(loss(p, t, m) for p, t, m in zip(preds, targets, masks)) / 2
     ddp_grads = torch.autograd.grad(ddp, preds)
-    monkeypatch.setattr(global_token_mse_loss, 'is_distributed',
+    monkeypatch.setattr(randsac_head, 'is_distributed',
                         lambda: False)
     whole = loss(torch.cat(preds), torch.cat(targets), torch.cat(masks))
     whole_grads = torch.autograd.grad(whole, preds)
