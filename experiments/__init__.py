@@ -11,7 +11,7 @@ are its modules, run from the repository root, which ``python -m`` puts on
 ``sys.path`` (so ``experiments`` imports)::
 
     python -m experiments.demo --work-dir work_dirs/demo
-    python -m experiments.study --quick
+    python -m experiments.small_scale --quick
 
 The test suite loads it from there too. It imports the library; the library
 never imports it (docs/architecture.md).

@@ -22,7 +22,7 @@ precision='auto' then computes in on this CPU; randsac_mm.precision):
   figures: box and mask AP (the records: 50.70 and 51.10, 30.90 and
   31.30);
 - ``study``: the small-scale study's key rows at seed 0
-  (``experiments.study --variants random patch-raster patch-random
+  (``experiments.small_scale --variants random patch-raster patch-random
   square-m2 --seeds 0``, Fashion-MNIST from ``--data-root``); its figures:
   each variant's linear and k-NN accuracy and pretraining minutes, and the
   seed-0 gaps of the two orderings the float32 study decided (random <
@@ -116,7 +116,7 @@ def study_job(folder, args):
             recorded = json.load(f)
         return dict(**seed0_figures(ran['records']),
                     float32_records=seed0_figures(recorded['records']))
-    return ['-m', 'experiments.study', '--variants', *STUDY_VARIANTS,
+    return ['-m', 'experiments.small_scale', '--variants', *STUDY_VARIANTS,
             '--seeds', '0', '--data-root', args.data_root,
             '--work-dir', folder], figures
 

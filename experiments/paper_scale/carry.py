@@ -9,7 +9,7 @@ import shutil
 
 from randsac_mm.cli.errors import UserError
 
-from .. import study as small
+from .. import small_scale as small
 from ..records import load_record, read_record
 from .plan import PAPER_SCALE, RUN_FILES
 

@@ -13,8 +13,8 @@ from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import OUTPUT_FOLDER
 
-from .. import study as small
-from ..study import StudySettings
+from .. import small_scale as small
+from ..small_scale import StudySettings
 from . import __doc__ as COMMAND_DOC
 from .carry import is_done, keep, restore
 from .estimates import estimates, plan_markdown, run_minutes
@@ -42,7 +42,7 @@ def run_paper_scale(settings, records, budget_minutes=None, log=print,
     after the command: a run cut short there is lost).
 
     Returns:
-        dict | None: what study.json holds (see ``experiments.study``);
+        dict | None: what study.json holds (see ``experiments.small_scale``);
         None when no run of these settings is recorded yet.
     """
     loaders = small.study_loaders(settings)
@@ -151,7 +151,7 @@ def main(argv=None):
             f.write(text)
         print(text + f'\nwrote {args.records}/plan.md')
         return
-    from ..study.report import markdown
+    from ..small_scale.report import markdown
     result = run_paper_scale(settings, args.records, args.budget_minutes,
                              log=lambda line: print(line, flush=True),
                              whole_runs_only=args.whole_runs_only)

@@ -5,8 +5,8 @@ import os.path as osp
 from randsac_mm.evaluation import accuracy_readouts
 
 from .. import REPO_ROOT
-from .. import study as small
-from ..study import StudyPlan
+from .. import small_scale as small
+from ..small_scale import StudyPlan
 
 PROG = 'python -m experiments.paper_scale'
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'paper_scale')

@@ -4,8 +4,8 @@ from each initialisation of the same ViT-mini/4 encoder, on a CPU.
 
 - ``runs.py``: what is compared (pretrainings, initialisations, tasks),
   the study's settings and the config of one run;
-- ``study.py``: pretraining, readout and runs, each reused from its record
-  or resumed, and the table;
+- ``steps.py``: its steps, pretraining, readout and runs, each a recorded
+  step (``experiments.records``), and the table;
 - ``readout.py``: the frozen encoders' token identity;
 - ``pictures.py``: each initialisation's predictions on validation scenes;
 - ``cli.py``: the command line.

@@ -41,7 +41,7 @@ from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import OUTPUT_FOLDER
 
 from .runs import INITS, TASKS, TransferSettings
-from .study import check_cfg_options, markdown, run_study
+from .steps import check_cfg_options, markdown, run_study
 
 PROG = 'python -m experiments.transfer_small'
 

@@ -42,7 +42,7 @@ from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
 
 from ..seed_statistics import compare, p_cell, verdict
 from .runs import TASKS, TransferSettings
-from .study import run_study
+from .steps import run_study
 
 PRETRAINED = ('randsac-square', 'randsac-patch-random', 'mae')
 RANDSAC = ('randsac-square', 'randsac-patch-random')

@@ -25,7 +25,7 @@ def test_a_seed_out_of_range_is_refused(text, message):
 
 @pytest.mark.parametrize('module', ['experiments.transfer_small.cli',
                                     'experiments.transfer_small.curve',
-                                    'experiments.study',
+                                    'experiments.small_scale',
                                     'experiments.paper_scale'])
 def test_the_studies_refuse_a_negative_seed_naming_it(module, capsys):
     import importlib

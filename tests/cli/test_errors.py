@@ -64,7 +64,8 @@ def test_ctrl_c_before_run_tool_is_one_line_after_interrupt_quietly():
 
 
 @pytest.mark.parametrize('command', [
-    'experiments/study/__main__.py', 'experiments/paper_scale/__main__.py',
+    'experiments/small_scale/__main__.py',
+    'experiments/paper_scale/__main__.py',
     'experiments/transfer_small/__main__.py', 'experiments/digit_scenes.py',
     'experiments/demo.py', 'experiments/transfer_small/curve.py'])
 def test_each_experiment_command_interrupts_quietly_before_its_imports(

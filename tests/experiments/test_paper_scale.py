@@ -9,7 +9,7 @@ import pytest
 
 from experiments import paper_scale
 from experiments.paper_scale import PAPER_SCALE, QUICK, plan_runs
-from experiments.study import StudySettings
+from experiments.small_scale import StudySettings
 from randsac_mm.cli.errors import UserError
 
 from ..conftest import REPO_ROOT, run_tool

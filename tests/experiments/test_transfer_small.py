@@ -9,7 +9,8 @@ import pytest
 from PIL import Image
 
 from experiments.records import read_record
-from experiments.transfer_small import cli, runs, study
+from experiments.transfer_small import cli, runs
+from experiments.transfer_small import steps as study
 from randsac_mm.cli.errors import UserError
 
 from ..conftest import REPO_ROOT, run_tool, save_moved_checkpoint

@@ -3,7 +3,7 @@
 # images at 32 px, 5 epochs on 2 CPU cores. Square segments M=2, flat,
 # random order unless a variant says otherwise. Variants change only the
 # segment layout (with_segments over this pipeline), the architecture or
-# the target. Run by python -m experiments.study; evaluated with
+# the target. Run by python -m experiments.small_scale; evaluated with
 # tools/analysis/eval_frozen.py --data configs/_base_/datasets/fashion-mnist.py
 _base_ = [
     '../../_base_/default_runtime.py',

@@ -12,7 +12,7 @@ from randsac_mm.evaluation import (
 
 from .. import REPO_ROOT
 
-PROG = 'python -m experiments.study'
+PROG = 'python -m experiments.small_scale'
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
                      'fashion-mnist.py')

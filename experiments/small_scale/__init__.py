@@ -1,15 +1,15 @@
 """The paper's ablations at CPU scale, on real images: the small-scale study.
 From the repository root:
 
-    python -m experiments.study            # 12 variants, 3 seeds, 5
+    python -m experiments.small_scale            # 12 variants, 3 seeds, 5
         # epochs: about 1.6 h on 2 cores
-    python -m experiments.study --curve    # training length: 7 variants,
+    python -m experiments.small_scale --curve    # training length: 7 variants,
         # 3 seeds, 30 epochs read out at 5/10/20/30 with three readouts:
         # about 8.5 h on one core
-    python -m experiments.study --gpu-study  # the curve's variants and
+    python -m experiments.small_scale --gpu-study  # the curve's variants and
         # readouts on all 60,000 images, 5 epochs, one seed, on CUDA:
         # about 15 min on one H100 (estimated, not yet run on a GPU)
-    python -m experiments.study --quick    # the test's run
+    python -m experiments.small_scale --quick    # the test's run
 
 Each variant is a config under ``configs/small_scale/`` (its header cites
 the paper row it scales down). For every variant and seed the study

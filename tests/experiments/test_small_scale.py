@@ -1,5 +1,5 @@
-"""The small-scale study (experiments.study): its quick run and a tiny
-learning curve end to end (``python -m experiments.study``), and its
+"""The small-scale study (experiments.small_scale): its quick run and a tiny
+learning curve end to end (``python -m experiments.small_scale``), and its
 bookkeeping."""
 import glob
 import json
@@ -13,15 +13,15 @@ import torch
 from mmengine.config import Config
 from PIL import Image
 
-from experiments import study
-from experiments.study import cli as study_cli
-from experiments.study import runs as study_runs
+from experiments import small_scale as study
+from experiments.small_scale import cli as study_cli
+from experiments.small_scale import runs as study_runs
 from randsac_mm.analysis.paper import find_model, paper_figure
 
 from ..conftest import REPO_ROOT, run_tool
 from ..data_factory import write_mnist
 
-STUDY = ['-m', 'experiments.study']
+STUDY = ['-m', 'experiments.small_scale']
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
                      'fashion-mnist.py')
@@ -335,8 +335,8 @@ def test_cuda_asked_on_a_machine_without_it_stops_before_training(
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     [message] = proc.stderr.splitlines()
-    assert message.startswith('python -m experiments.study: error: argument '
-                              '--device: no usable CUDA GPU')
+    assert message.startswith('python -m experiments.small_scale: error: '
+                              'argument --device: no usable CUDA GPU')
     assert 'pass --device cpu' in message
     assert not work.exists() and proc.stdout == ''
 
@@ -435,7 +435,7 @@ def test_gaps_are_t_tested_paired_by_seed_at_the_longest_epoch():
             'square-m2': [80.0, 80.1, 79.9]}), ['linear'])
     assert reversed_[0]['readouts']['linear']['verdict'] == 'reversed'
     # The report prints each gap's p beside it.
-    from experiments.study.report import markdown
+    from experiments.small_scale.report import markdown
     at_30 = summaries(e30={'patch-random': [80.0, 80.5, 79.5],
                            'square-m2': [80.6, 81.2, 80.0]})
     assert '| +0.60 ± 0.06, p 0.009 | holds |' in markdown(dict(
@@ -511,7 +511,7 @@ def test_committed_study_results_have_the_schema_run_study_writes(
     those records give; their reports are study.report.markdown's."""
     from dataclasses import fields
 
-    from experiments.study.report import markdown
+    from experiments.small_scale.report import markdown
     with open(osp.join(REPO_ROOT, json_path)) as f:
         result = json.load(f)
     assert set(result) == {'settings', 'records', 'summary', 'orderings',

@@ -1,4 +1,4 @@
-"""python -m experiments.study"""
+"""python -m experiments.small_scale"""
 from randsac_mm.cli.errors import interrupt_quietly, run_tool
 
 interrupt_quietly(f'python -m {__package__}')  # before the imports below
