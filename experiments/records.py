@@ -3,28 +3,115 @@ dense transfer study share to run a plan in several sittings.
 
 A record is one JSON file per step of a run (a pretraining, the readouts
 at one epoch, a transfer run) whose ``settings`` say everything the step's
-result depends on. A study asks for a record with the settings it needs:
+result depends on. Every study's step is :func:`recorded_step`: it asks
+for a record with the settings it needs, and
 
 - none yet: the step runs (resuming from its folder's latest checkpoint
   when an earlier start left one: :func:`train_resuming`) and its record
-  is written whole or not at all (:func:`write_record`);
+  is written whole or not at all (:func:`write_record`), stamped with the
+  machine and the commit it ran on (:func:`run_stamp`);
 - one of those settings: reused, nothing runs;
 - one of other settings: refused (:func:`read_record`), never written
-  over, since a table would mix runs of two settings.
+  over, since a table would mix runs of two settings;
+- one of those settings whose checkpoints a later step needs, and which
+  are gone (a new clone has the records, not the checkpoints): the step
+  is made again, and the two compared by what they logged; the same, the
+  record stands; not the same, the new record replaces it and keeps it
+  (``replaced``), and the log says so (:func:`recorded_step`'s
+  ``checkpoints``).
 
+How a step ran is part of its settings in one way for every study
+(:func:`settings_stamp`: the device, the CPU's precision, compilation).
 Each study says which settings identify its steps and where its records
 live; the rules above are stated here once.
 """
 import json
 import os.path as osp
+import time
 
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.paths import write_json
 
+from .benchmark_io import code_commit, cpu_precision_setting, machine_info
 from .scalars import logged_entries
 
-__all__ = ['load_record', 'read_record', 'same_settings', 'train_resuming',
+__all__ = ['load_record', 'read_record', 'recorded_step', 'run_stamp',
+           'same_settings', 'settings_stamp', 'train_resuming',
            'write_record']
+
+
+def settings_stamp(device='cpu', compile=False):
+    """What a step's settings say of how it ran, each only where it is not
+    the default, so that the records made before it was said still match:
+    the device (none for 'cpu'), the CPU's precision (none in float32:
+    ``benchmark_io.cpu_precision_setting``), ``compile`` (only True)."""
+    stamp = {}
+    if device != 'cpu':  # bf16 on a GPU
+        stamp['device'] = device
+    else:  # bf16 on a CPU with bf16 instructions, else float32 (nothing)
+        stamp.update(cpu_precision_setting())
+    if compile:
+        stamp['compile'] = True
+    return stamp
+
+
+def run_stamp():
+    """What a new record says of where it was made (not a setting: records
+    of two machines are runs of the same settings): the machine and the
+    commit."""
+    return dict(machine=machine_info(), commit=code_commit())
+
+
+def recorded_step(path, wanted, argument, make, report_only=False,
+                  checkpoints=(), difference=None, log=print):
+    """The one step of every study: the record at ``path`` if it was made
+    with the ``wanted`` settings, else ``make()`` run and recorded.
+
+    Args:
+        path (str): the step's record.
+        wanted (dict): its settings.
+        argument (str): the option that says where the records live,
+            named when a record of other settings is refused.
+        make (Callable[[], dict]): runs the step (resuming what an earlier
+            start left) and returns its result, without its settings.
+        report_only (bool): run nothing: the record, or None.
+        checkpoints (Sequence[str]): files the step leaves that a later
+            step needs; a record whose files are gone is made again.
+        difference (Callable[[dict, dict], str | None]): how a step made
+            again (the new record) differs from its record, in words (e.g.
+            its logged losses), None when it is the same; needed with
+            ``checkpoints``.
+        log (Callable[[str], None]): told when a step is made again.
+
+    Returns:
+        dict | None: the record (``settings``, the result, ``minutes``,
+        the :func:`run_stamp`); None only in a report of a step not made.
+
+    Raises:
+        UserError: the record holds other settings.
+    """
+    record = read_record(path, wanted, argument)
+    gone = [c for c in checkpoints if not osp.exists(c)]
+    if report_only or (record is not None and not gone):
+        return record
+    if record is not None:
+        names = ', '.join(osp.basename(c) for c in gone)
+        log(f'{path}: its checkpoints are gone ({names}): made again')
+    start = time.time()
+    made = dict(settings=wanted, **make(),
+                minutes=(time.time() - start) / 60, **run_stamp())
+    if record is not None:
+        differs = difference(record, made)
+        if differs is None:
+            log(f'{path}: made again, the same as its record: the record '
+                'kept')
+            return record
+        log(f'{path}: made again, not the same as its record ({differs}): '
+            'the records made from the old one came from another run of '
+            'the same settings; the new record keeps it as "replaced"')
+        made['replaced'] = record
+    write_record(path, made)
+    return made
 
 
 def load_record(path):

@@ -7,11 +7,16 @@ import os.path as osp
 import time
 
 from randsac_mm.apis import build_model
-from randsac_mm.cli.errors import UserError
 from randsac_mm.engine.schedule_length import set_epochs
 
-from ..benchmark_io import code_commit, cpu_precision_setting, machine_info
-from ..records import read_record, same_settings, train_resuming, write_record
+from ..records import (
+    read_record,
+    recorded_step,
+    same_settings,
+    settings_stamp,
+    train_resuming,
+    write_record,
+)
 from ..scalars import logged_scalars
 
 
@@ -67,9 +72,10 @@ def run_dir(name, seed, settings):
 
 def pretrain(name, seed, settings, need_checkpoints=True):
     """Pretrains one variant with one seed, keeping a checkpoint at every
-    epoch of ``settings.eval_epochs``; reuses a finished run with the same
-    settings (without its checkpoints when ``need_checkpoints`` is False:
-    every readout is already recorded) and resumes an interrupted one.
+    epoch of ``settings.eval_epochs``: a recorded step
+    (``records.recorded_step``: reused, resumed, or, when a readout still
+    needs the checkpoints and they are gone, made again and compared by
+    its losses).
 
     Returns:
         dict: ``settings``, ``checkpoints`` ({str(epoch): file name in the
@@ -79,40 +85,44 @@ def pretrain(name, seed, settings, need_checkpoints=True):
         made before these were recorded lack them).
     """
     folder = run_dir(name, seed, settings)
-    record = osp.join(folder, 'pretrain.json')
     wanted = dict(variant=name, config=settings.plan.variants[name][0],
                   seed=seed, epochs=settings.epochs,
                   train_images=settings.train_images,
                   data_root=_recorded_root(settings),
                   **_added_settings(settings))
     checkpoints = {str(e): checkpoint_name(e) for e in settings.eval_epochs}
-    done = read_record(record, wanted, '--work-dir')
-    if done is not None:
-        lacking = [p for p in checkpoints.values()
-                   if not osp.isfile(osp.join(folder, p))]
-        if need_checkpoints and lacking:
-            raise UserError(
-                f'--work-dir: {folder} records this run but lacks its '
-                f'checkpoints {lacking} (eval_epochs {settings.eval_epochs})'
-                ': give another work dir or remove it')
-        return done
-    start = time.time()
-    cfg = variant_config(name, settings)
-    cfg.randomness = dict(seed=seed)
-    cfg.experiment_name = f'{name}_seed{seed}'
-    set_checkpoints(cfg, settings.eval_epochs)
-    # Its folders predate settings.json: one without is this run's.
-    _, resume_from = train_resuming(cfg, folder, wanted, adopt_unnamed=True)
-    losses = logged_scalars(folder)
-    done = dict(settings=wanted, checkpoints=checkpoints,
-                first_loss=losses[0]['value'] if losses else None,
-                final_loss=losses[-1]['value'] if losses else None,
-                epoch_losses={str(r['epoch']): r['value'] for r in losses},
-                resumed_from=resume_from and osp.basename(resume_from),
-                minutes=(time.time() - start) / 60,
-                machine=machine_info(), commit=code_commit())
-    write_record(record, done)
-    return done
+
+    def make():
+        cfg = variant_config(name, settings)
+        cfg.randomness = dict(seed=seed)
+        cfg.experiment_name = f'{name}_seed{seed}'
+        set_checkpoints(cfg, settings.eval_epochs)
+        # Its folders predate settings.json: one without is this run's.
+        _, resumed = train_resuming(cfg, folder, wanted, adopt_unnamed=True)
+        losses = logged_scalars(folder)
+        return dict(checkpoints=checkpoints,
+                    first_loss=losses[0]['value'] if losses else None,
+                    final_loss=losses[-1]['value'] if losses else None,
+                    epoch_losses={str(r['epoch']): r['value']
+                                  for r in losses},
+                    resumed_from=resumed and osp.basename(resumed))
+    return recorded_step(
+        osp.join(folder, 'pretrain.json'), wanted, '--work-dir', make,
+        checkpoints=[osp.join(folder, c) for c in checkpoints.values()]
+        if need_checkpoints else (),
+        difference=_loss_difference)
+
+
+def _loss_difference(recorded, made):
+    """How a pretraining made again differs from its record: its losses at
+    the end of each epoch, or None when they are the same."""
+    old, new = recorded['epoch_losses'], made['epoch_losses']
+    if old == new:
+        return None
+    if old.keys() != new.keys():
+        return f'losses of epochs {sorted(old)} and {sorted(new)}'
+    largest = max(abs(old[e] - new[e]) for e in old)
+    return f'epoch losses apart by up to {largest:.4g}'
 
 
 def recorded_readouts(name, seed, epoch, settings, checkpoint=None,
@@ -151,19 +161,13 @@ def _recorded_root(settings):
 
 
 def _added_settings(settings, *names):
-    """What the records gained after the first studies were committed:
-    ``device``, and the settings ``names`` (e.g. 'probe_images'), each only
-    when not at its default ('cpu', None), so that the committed records
+    """What the records gained after the first studies were committed: the
+    settings ``names`` (e.g. 'probe_images') when not None, and how the
+    step ran (``records.settings_stamp``), so that the committed records
     (docs/benchmarks/) still match a study of the same settings."""
     added = {name: getattr(settings, name) for name in names
              if getattr(settings, name) is not None}
-    if settings.device != 'cpu':  # bf16 on a GPU
-        added['device'] = settings.device
-    else:  # bf16 on a CPU with bf16 instructions, else float32 (nothing)
-        added.update(cpu_precision_setting())
-    if settings.compile:
-        added['compile'] = True
-    return added
+    return dict(added, **settings_stamp(settings.device, settings.compile))
 
 
 def evaluate(name, seed, epoch, settings, loaders, checkpoint=None):

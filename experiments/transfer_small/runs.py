@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from randsac_mm.cli.errors import UserError
 from randsac_mm.engine.schedule_length import set_epochs, set_iterations
 
-from ..benchmark_io import cpu_precision_setting
+from ..records import settings_stamp
 
 # The pretrainings compared, each on the demo's digits with its recipe.
 PRETRAININGS = {
@@ -93,13 +93,15 @@ class TransferSettings:
         if self.cfg_options:  # as a record holds them (JSON: no tuples)
             self.cfg_options = json.loads(json.dumps(self.cfg_options))
 
-    def recorded(self, wanted):
+    def recorded(self, wanted, with_options=True):
         """A record's ``wanted`` settings, with the config options when
-        given (records of the configs as written do not name them) and the
-        CPU's precision when not float32 (``cpu_precision_setting``)."""
-        if self.cfg_options:
+        given and ``with_options`` (a downstream run's; records of the
+        configs as written do not name them), and how the step ran
+        (``records.settings_stamp``: on a CPU, its precision when not
+        float32)."""
+        if self.cfg_options and with_options:
             wanted = dict(wanted, cfg_options=self.cfg_options)
-        return dict(wanted, **cpu_precision_setting())
+        return dict(wanted, **settings_stamp())
 
     @property
     def scenes(self):

@@ -6,17 +6,15 @@ import json
 import os
 import os.path as osp
 import statistics
-import time
 from dataclasses import asdict
 
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.paths import write_json
 from randsac_mm.engine.schedule_length import set_epochs
 
-from ..benchmark_io import cpu_precision_setting
 from ..cells import cell
 from ..digit_scenes import make_scenes
-from ..records import load_record, read_record, train_resuming, write_record
+from ..records import load_record, recorded_step, train_resuming
 from ..scalars import logged_scalars
 from .pictures import draw_predictions
 from .readout import KINDS, TEST_IMAGES, token_identity
@@ -50,14 +48,16 @@ def check_digits(dataset, digits):
 
 
 def pretrain(name, settings, log=print):
-    """Pretrains ``name`` (of ``PRETRAININGS``) once, with seed 0, or reuses
-    its record; returns its final checkpoint's path and the minutes it
-    took (both None in a report before it ran; 0 when it is another
-    study's, ``settings.pretrained_from``; the record's when it was made
-    again, for want of its checkpoint, with the record's losses)."""
-    wanted = dict(pretraining=name, config=PRETRAININGS[name], seed=0,
-                  epochs=settings.pretrain_epochs,
-                  digits=settings.pretrain_digits, **cpu_precision_setting())
+    """Pretrains ``name`` (of ``PRETRAININGS``) once, with seed 0: a
+    recorded step (``records.recorded_step``: reused, resumed, or, when
+    its checkpoint is gone, made again and compared by its logged losses);
+    returns its final checkpoint's path and the minutes it took (both None
+    in a report before it ran; 0 when it is another study's,
+    ``settings.pretrained_from``)."""
+    wanted = settings.recorded(dict(
+        pretraining=name, config=PRETRAININGS[name], seed=0,
+        epochs=settings.pretrain_epochs, digits=settings.pretrain_digits),
+        with_options=False)
     # Where a study keeps a pretraining: this one's, or the study's it
     # reuses.
     work_dir, records = settings.pretrained_from or (settings.work_dir,
@@ -68,53 +68,37 @@ def pretrain(name, settings, log=print):
     if settings.pretrained_from:
         return reused_pretraining(name, wanted, path, checkpoint, settings,
                                   log)
-    record = read_record(path, wanted, '--records')
-    if record is not None and (settings.report_only or
-                               osp.isfile(checkpoint)):
-        log(f'[pretrain] {name}: recorded in {path}')
-        return checkpoint, record['minutes']
-    if settings.report_only:
+
+    def make():
+        log(f'[pretrain] {name}: {settings.pretrain_epochs} epochs on '
+            f'{settings.pretrain_digits} digits')
+        _, resumed = train_resuming(pretrain_config(name, settings), folder,
+                                    wanted)
+        return dict(
+            losses=[[r['step'], r['value']] for r in logged_scalars(folder)],
+            resumed_from=resumed and osp.basename(resumed))
+    made_here = load_record(path) is None or not osp.isfile(checkpoint)
+    record = recorded_step(
+        path, wanted, '--records', make, settings.report_only,
+        checkpoints=[checkpoint], difference=loss_difference,
+        log=lambda line: log(f'[pretrain] {name}: {line}'))
+    if record is None:
         return None, None
-    if record is not None:
-        # Checkpoints stay in the work dir, records in --records: a new
-        # clone has the record and must make the pretraining again for new
-        # downstream runs. Its losses say whether it is the same one.
-        log(f'[pretrain] {name}: recorded in {path}, its checkpoint not in '
-            f'{folder}: made again')
-    log(f'[pretrain] {name}: {settings.pretrain_epochs} epochs on '
-        f'{settings.pretrain_digits} digits')
-    start = time.time()
-    _, resumed = train_resuming(pretrain_config(name, settings), folder,
-                                wanted)
-    losses = [[r['step'], r['value']] for r in logged_scalars(folder)]
-    minutes = (time.time() - start) / 60
-    if record is not None and losses == record['losses']:
-        log(f'[pretrain] {name}: made again, its {len(losses)} logged '
-            "losses equal the record's: the same pretraining, the record "
-            'kept')
-        return checkpoint, record['minutes']
-    made = dict(settings=wanted, losses=losses,
-                resumed_from=resumed and osp.basename(resumed),
-                minutes=minutes)
-    if record is not None:
-        # Runs recorded before started from the pretraining it replaces:
-        # that record is kept inside this one.
-        log(f'[pretrain] {name}: made again, its logged losses differ from '
-            f"the record's ({loss_difference(record['losses'], losses)}): "
-            'runs recorded before started from another pretraining of '
-            f'the same settings; {path} keeps its record as "replaced"')
-        made['replaced'] = record
-    write_record(path, made)
-    return checkpoint, minutes
+    if not made_here or settings.report_only:
+        log(f'[pretrain] {name}: recorded in {path}')
+    return checkpoint, record['minutes']
 
 
 def loss_difference(recorded, made):
-    """How two pretrainings' logged losses ([step, value] lists) differ,
-    in words."""
-    if [s for s, _ in recorded] != [s for s, _ in made]:
-        return f'{len(recorded)} and {len(made)} logged, at other steps'
-    largest = max(abs(a - b) for (_, a), (_, b) in zip(recorded, made))
-    return f'by up to {largest:.4g}'
+    """How a pretraining made again differs from its record, in words: its
+    logged losses ([step, value] lists); None when they are the same."""
+    old, new = recorded['losses'], made['losses']
+    if old == new:
+        return None
+    if [s for s, _ in old] != [s for s, _ in new]:
+        return f'{len(old)} and {len(new)} losses logged, at other steps'
+    largest = max(abs(a - b) for (_, a), (_, b) in zip(old, new))
+    return f'logged losses apart by up to {largest:.4g}'
 
 
 def pretrain_config(name, settings):
@@ -196,21 +180,19 @@ def readout(name, checkpoint, settings, log=print):
     path = osp.join(settings.records,
                     f"readout_{name or 'random'}.json")
     wanted = settings.recorded(wanted)
-    record = read_record(path, wanted, '--records')
-    if record is not None:
+    if load_record(path) is not None:
         log(f"[readout] {name or 'random'}: recorded in {path}")
-    if record is not None or settings.report_only or (
-            name is not None and checkpoint is None):
-        return record
-    log(f"[readout] {name or 'random'}: token identity, frozen")
-    start = time.time()
-    accuracy = token_identity(
-        checkpoint and downstream_encoder(checkpoint, settings.scene_size),
-        settings)
-    record = dict(settings=wanted, accuracy=accuracy,
-                  minutes=(time.time() - start) / 60)
-    write_record(path, record)
-    return record
+
+    def make():
+        log(f"[readout] {name or 'random'}: token identity, frozen")
+        return dict(accuracy=token_identity(
+            checkpoint and downstream_encoder(checkpoint,
+                                              settings.scene_size),
+            settings))
+    # A pretraining a report did not make has no checkpoint to read out.
+    unmade = name is not None and checkpoint is None
+    return recorded_step(path, wanted, '--records', make,
+                         settings.report_only or unmade)
 
 
 def check_cfg_options(settings):
@@ -246,31 +228,27 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
     name = f'{task}_{init}_seed{seed}'
     path = osp.join(settings.records, f'{name}.json')
     wanted = settings.recorded(wanted)
-    record = read_record(path, wanted, '--records')
-    if record is not None:
+    if load_record(path) is not None:
         log(f'[{task}] {init} seed {seed}: recorded in {path}')
-    if record is not None or settings.report_only:
-        return record
-    start = time.time()
-    cfg = run_config(task, init, seed, pretraining and downstream_encoder(
-        checkpoints[pretraining], settings.scene_size), settings)
-    folder = osp.join(settings.work_dir, 'runs', name)
-    _, resumed = train_resuming(cfg, folder, wanted)
-    logged = TASKS[task]['metrics']
-    final = logged_scalars(folder, key=next(iter(logged.values())))
-    if not final:
-        raise RuntimeError(f'{folder}: the run logged no '
-                           f'{next(iter(logged.values()))}')
-    step = final[-1]['step']
-    metrics = {name: value_at(folder, key, step)
-               for name, key in logged.items()}
-    record = dict(settings=wanted, metrics=metrics,
-                  losses=[(r['step'], r['value'])
-                          for r in logged_scalars(folder)],
-                  resumed_from=resumed and osp.basename(resumed),
-                  minutes=(time.time() - start) / 60)
-    write_record(path, record)
-    return record
+
+    def make():
+        cfg = run_config(task, init, seed, pretraining and downstream_encoder(
+            checkpoints[pretraining], settings.scene_size), settings)
+        folder = osp.join(settings.work_dir, 'runs', name)
+        _, resumed = train_resuming(cfg, folder, wanted)
+        logged = TASKS[task]['metrics']
+        final = logged_scalars(folder, key=next(iter(logged.values())))
+        if not final:
+            raise RuntimeError(f'{folder}: the run logged no '
+                               f'{next(iter(logged.values()))}')
+        step = final[-1]['step']
+        return dict(metrics={metric: value_at(folder, key, step)
+                             for metric, key in logged.items()},
+                    losses=[(r['step'], r['value'])
+                            for r in logged_scalars(folder)],
+                    resumed_from=resumed and osp.basename(resumed))
+    return recorded_step(path, wanted, '--records', make,
+                         settings.report_only)
 
 
 def value_at(folder, key, step):

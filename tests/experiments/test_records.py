@@ -121,3 +121,72 @@ def test_the_logs_of_another_run_are_refused_with_the_precision_to_use(
     train_resuming(Config(), str(folder), bf16, adopt_unnamed=True)
     assert json.loads((folder / 'settings.json').read_text()) == dict(
         settings=bf16)
+
+
+def test_a_recorded_step_runs_once_and_is_reused(tmp_path):
+    """The step every study runs (recorded_step): made and recorded with its
+    settings, minutes and where it ran; reused after; a report runs
+    nothing."""
+    from experiments.records import recorded_step
+    path = str(tmp_path / 'step.json')
+    made = []
+
+    def make():
+        made.append(1)
+        return dict(loss=0.5)
+    assert recorded_step(path, dict(seed=0), '--records', make,
+                         report_only=True) is None
+    record = recorded_step(path, dict(seed=0), '--records', make)
+    assert record['settings'] == dict(seed=0) and record['loss'] == 0.5
+    assert {'minutes', 'machine', 'commit'} <= set(record)
+    assert recorded_step(path, dict(seed=0), '--records', make) == record
+    assert made == [1]
+    with pytest.raises(UserError, match='records other settings'):
+        recorded_step(path, dict(seed=1), '--records', make)
+
+
+def test_a_step_whose_checkpoints_are_gone_is_made_again_and_compared(
+        tmp_path):
+    """The one rule for a record whose checkpoints are gone (a new clone):
+    made again; the same, the record kept; not, replaced and kept inside."""
+    from experiments.records import recorded_step
+    path = str(tmp_path / 'pretrain.json')
+    checkpoint = tmp_path / 'epoch_2.pth'
+    losses = [0.9, 0.7]
+
+    def make():
+        checkpoint.write_text('weights')
+        return dict(losses=list(losses))
+
+    def difference(old, new):
+        return None if old['losses'] == new['losses'] else 'other losses'
+    options = dict(checkpoints=[str(checkpoint)], difference=difference)
+    first = recorded_step(path, dict(seed=0), '--records', make, **options)
+    checkpoint.unlink()
+    said = []
+    assert recorded_step(path, dict(seed=0), '--records', make,
+                         log=said.append, **options) == first
+    assert checkpoint.exists()
+    assert said == [f'{path}: its checkpoints are gone (epoch_2.pth): made '
+                    'again', f'{path}: made again, the same as its record: '
+                    'the record kept']
+    checkpoint.unlink()
+    losses[1] = 0.2
+    said.clear()
+    again = recorded_step(path, dict(seed=0), '--records', make,
+                          log=said.append, **options)
+    assert again['losses'] == [0.9, 0.2] and again['replaced'] == first
+    assert json.loads(open(path).read()) == again
+    assert 'not the same as its record (other losses)' in said[-1]
+
+
+def test_how_a_step_ran_is_stamped_the_same_way_for_every_study(
+        monkeypatch):
+    from experiments.records import settings_stamp
+    from randsac_mm.precision import CPU_PRECISION_ENV
+    monkeypatch.setenv(CPU_PRECISION_ENV, 'float32')
+    assert settings_stamp() == {}  # the records made before match
+    assert settings_stamp('cuda', compile=True) == dict(device='cuda',
+                                                         compile=True)
+    monkeypatch.setenv(CPU_PRECISION_ENV, 'bfloat16')
+    assert settings_stamp() == dict(precision='bfloat16')

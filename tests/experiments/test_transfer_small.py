@@ -437,19 +437,19 @@ def test_a_pretraining_made_again_keeps_its_record_or_keeps_it_inside(
     said = []
     checkpoint, minutes = study.pretrain('mae', settings, log=said.append)
     assert minutes == 12.5 and json.loads(path.read_text()) == first
-    assert said[0] == (f'[pretrain] mae: recorded in {path}, its checkpoint '
-                       f"not in {tmp_path / 'work' / 'pretrain' / 'mae'}: "
-                       'made again')
-    assert said[-1] == ("[pretrain] mae: made again, its 2 logged losses "
-                        "equal the record's: the same pretraining, the "
-                        'record kept')
+    # The studies' one rule (experiments.records.recorded_step).
+    assert said[0] == (f'[pretrain] mae: {path}: its checkpoints are gone '
+                       '(epoch_160.pth): made again')
+    assert said[-1] == (f'[pretrain] mae: {path}: made again, the same as '
+                        'its record: the record kept')
     logged[1] = dict(step=20, value=0.2)
     said.clear()
     study.pretrain('mae', settings, log=said.append)
     made = json.loads(path.read_text())
     assert made['replaced'] == first
     assert made['losses'] == [[10, 0.9], [20, 0.2]]
-    assert "differ from the record's (by up to 0.5)" in said[-1]
+    assert 'not the same as its record (logged losses apart by up to 0.5)' \
+        in said[-1]
     assert made['settings'] == first['settings']
 
 
