@@ -1,3 +1,4 @@
+import logging
 import os
 import os.path as osp
 import re
@@ -115,6 +116,18 @@ def mmpretrain_scope():
     from mmengine.registry import DefaultScope
     with DefaultScope.overwrite_default_scope('mmpretrain'):
         yield
+
+
+class LineHandler(logging.Handler):
+    """Keeps what a logger says in ``lines`` (a run's mmengine logger does
+    not propagate to the root)."""
+
+    def __init__(self, lines):
+        super().__init__()
+        self.lines = lines
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
 
 
 @pytest.fixture(autouse=True)

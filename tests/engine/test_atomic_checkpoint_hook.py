@@ -2,7 +2,6 @@
 checkpoint, and the next run resumes from the newest one and removes what
 the kill left (docs/guarantees.md)."""
 import glob
-import logging
 import os
 import os.path as osp
 
@@ -16,6 +15,8 @@ import randsac_mm.engine.hooks  # noqa: F401  (registers the hook)
 from randsac_mm.checkpoint import atomic_local_backend
 from randsac_mm.checkpoint.latest import latest_checkpoint
 from randsac_mm.checkpoint.reading import training_progress
+
+from ..conftest import LineHandler
 
 
 class Linear(BaseModel):
@@ -43,17 +44,6 @@ def runner(work_dir, epochs, keep=1, resume_from=None):
             type='AtomicCheckpointHook', interval=1, max_keep_ckpts=keep)),
         resume=resume_from is not None, load_from=resume_from,
         default_scope='mmengine')
-
-
-class ListHandler(logging.Handler):
-    """Keeps what a logger says (an mmengine logger does not propagate)."""
-
-    def __init__(self, lines):
-        super().__init__()
-        self.lines = lines
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
 
 
 def files(work_dir):
@@ -215,7 +205,7 @@ def test_a_kill_at_any_point_of_a_save_keeps_a_whole_checkpoint(
     # The next run resumes, removes what the kill left, and says so.
     again = runner(tmp_path, epochs=3, resume_from=chosen)
     said = []
-    again.logger.addHandler(ListHandler(said))
+    again.logger.addHandler(LineHandler(said))
     again.train()
     assert files(tmp_path) == ['epoch_3.pth']
     assert pointer(tmp_path) == 'epoch_3.pth'

@@ -14,6 +14,8 @@ from mmengine.runner import Runner
 import randsac_mm.engine.hooks  # noqa: F401  (registers the hooks)
 from randsac_mm.checkpoint.latest import latest_checkpoint
 
+from ..conftest import LineHandler
+
 
 class Linear(BaseModel):
     def __init__(self):
@@ -40,15 +42,6 @@ class SignalAt(Hook):
                          outputs=None):
         if runner.iter + 1 == self.at:
             os.kill(os.getpid(), self.signum)
-
-
-class Said(logging.Handler):
-    def __init__(self, lines):
-        super().__init__()
-        self.lines = lines
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
 
 
 def run(work_dir, by_epoch, hooks=(), resume_from=None, said=None):
@@ -78,7 +71,7 @@ def run(work_dir, by_epoch, hooks=(), resume_from=None, said=None):
     # The run's logger writes its log file too (mmengine's FileHandler).
     assert any(isinstance(h, logging.FileHandler)
                for h in runner.logger.handlers)
-    handler = Said(said if said is not None else [])
+    handler = LineHandler(said if said is not None else [])
     runner.logger.addHandler(handler)
     try:
         runner.train()
@@ -103,34 +96,24 @@ def test_an_iteration_run_saves_where_it_stopped_and_resumes_exactly(
     assert resumed == pytest.approx(whole[5:], abs=1e-7)
 
 
-def test_an_epoch_run_names_the_epoch_a_resume_restarts(tmp_path):
+@pytest.mark.parametrize('at, line', [
+    (6, 'stopped by SIGTERM in iteration 6 (epoch 2): --resume restarts '
+        'epoch 2 from epoch_1.pth'),
+    # In an epoch's last iteration: it waits for that epoch's checkpoint.
+    (8, 'stopped by SIGTERM after epoch 2: --resume restarts epoch 3 from '
+        'epoch_2.pth'),
+    (2, 'stopped by SIGTERM in iteration 2 (epoch 1): no checkpoint written '
+        'yet: a new run starts from the beginning'),
+], ids=['in-an-epoch', 'at-its-end', 'before-any-checkpoint'])
+def test_an_epoch_run_names_the_epoch_a_resume_restarts(tmp_path, at, line):
     said = []
     with pytest.raises(SystemExit) as stopped:
-        run(tmp_path, by_epoch=True, hooks=[SignalAt(signal.SIGTERM, at=6)],
-            said=said)
+        run(tmp_path, by_epoch=True,
+            hooks=[SignalAt(signal.SIGTERM, at=at)], said=said)
     assert stopped.value.code == 143
-    assert ('stopped by SIGTERM in iteration 6 (epoch 2): --resume restarts '
-            'epoch 2 from epoch_1.pth') in said
-    assert sorted(p.name for p in tmp_path.glob('*.pth')) == ['epoch_1.pth']
-
-
-def test_a_signal_in_an_epochs_last_iteration_waits_for_its_checkpoint(
-        tmp_path):
-    said = []
-    with pytest.raises(SystemExit):
-        run(tmp_path, by_epoch=True, hooks=[SignalAt(signal.SIGTERM, at=8)],
-            said=said)
-    assert ('stopped by SIGTERM after epoch 2: --resume restarts epoch 3 '
-            'from epoch_2.pth') in said
-
-
-def test_before_the_first_checkpoint_it_says_there_is_none(tmp_path):
-    said = []
-    with pytest.raises(SystemExit):
-        run(tmp_path, by_epoch=True, hooks=[SignalAt(signal.SIGTERM, at=2)],
-            said=said)
-    assert ('stopped by SIGTERM in iteration 2 (epoch 1): no checkpoint '
-            'written yet: a new run starts from the beginning') in said
+    assert line in said
+    saved = {6: ['epoch_1.pth'], 8: ['epoch_1.pth', 'epoch_2.pth'], 2: []}
+    assert sorted(p.name for p in tmp_path.glob('*.pth')) == saved[at]
 
 
 def test_the_handlers_before_training_are_put_back(tmp_path):
