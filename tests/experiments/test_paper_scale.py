@@ -123,7 +123,7 @@ def test_whole_runs_only_needs_a_budget(capsys):
     assert args.whole_runs_only and args.budget_minutes == 8
 
 
-@pytest.mark.heavy
+@pytest.mark.heavy(minutes=2)
 def test_quick_study_records_plans_and_carries_runs(tmp_path):
     root = write_mnist(str(tmp_path / 'fmnist'), train=300, test=100)
     records = tmp_path / 'records'

@@ -86,7 +86,10 @@ def smoke(tmp_path_factory):
     return out / 'unpacked', proc
 
 
-@pytest.mark.heavy
+# The smoke window's run (its fixture, 2 to 5 minutes: its compiles when
+# torch's cache is cold, as on a new machine) is the suite's longest:
+# conftest starts it first.
+@pytest.mark.heavy(minutes=5)
 def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
     out, proc = smoke
     # What comes back: plain files, few enough for a lent machine's $OUT.
@@ -98,7 +101,7 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
     assert acceptance['environment']['commit'] == 'abcdef1'
     profile = json.loads((out / 'step_profile.json').read_text())
     assert profile['commit'] == 'abcdef1'
-    assert list(profile['modes']) == ['eager', 'compiled']
+    assert list(profile['modes']) == ['eager']  # the GPU's: and compiled
     kernels = json.loads((out / 'step_profile_kernels.json').read_text())
     assert list(kernels['modes']) == ['eager (explicit)', 'eager (sdpa)']
     fit = json.loads((out / 'paper_scale_fit.json').read_text())
