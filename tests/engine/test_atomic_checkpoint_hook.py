@@ -4,6 +4,7 @@ the kill left (docs/guarantees.md)."""
 import glob
 import os
 import os.path as osp
+import traceback
 
 import pytest
 import torch
@@ -184,15 +185,23 @@ def test_a_kill_at_any_point_of_a_save_keeps_a_whole_checkpoint(
     """max_keep_ckpts=1, as the demo and the studies save: the run is
     killed while it saves epoch 2 (in a forked process, as SIGKILL kills),
     then resumed."""
+    failure = tmp_path / 'not_killed.txt'
     pid = os.fork()
     if pid == 0:  # the run that is killed
         try:
             torch.set_num_threads(1)
             _killed_at(point)
             runner(tmp_path, epochs=3).train()
+            failure.write_text('the run ended without being killed')
+        except BaseException:
+            failure.write_text(traceback.format_exc())
         finally:
             os._exit(1)  # not killed: the test fails below
-    assert os.waitpid(pid, 0)[1] >> 8 == 137, 'the save was not killed'
+    status = os.waitpid(pid, 0)[1]
+    assert status >> 8 == 137, (
+        f'the save was not killed (wait status {status}):\n'
+        + (failure.read_text() if failure.exists() else ''))
+    failure.unlink(missing_ok=True)
     left, resumed, temporary = KILLS[point]
     assert [f for f in files(tmp_path) if f.endswith('.pth')] == left
     assert bool(glob.glob(str(tmp_path / '.epoch_2.pth.*.tmp'))) == \
