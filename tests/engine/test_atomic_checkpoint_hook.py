@@ -2,49 +2,20 @@
 checkpoint, and the next run resumes from the newest one and removes what
 the kill left (docs/guarantees.md)."""
 import glob
+import json
 import os
 import os.path as osp
-import traceback
+from pathlib import Path
 
 import pytest
-import torch
 from mmengine.fileio import LocalBackend
-from mmengine.model import BaseModel
-from mmengine.runner import Runner
 
-import randsac_mm.engine.hooks  # noqa: F401  (registers the hook)
 from randsac_mm.checkpoint import atomic_local_backend
 from randsac_mm.checkpoint.latest import latest_checkpoint
 from randsac_mm.checkpoint.reading import training_progress
 
-from ..conftest import LineHandler
-
-
-class Linear(BaseModel):
-    def __init__(self):
-        super().__init__()
-        self.fc = torch.nn.Linear(4, 1)
-
-    def forward(self, inputs, mode='loss'):
-        return dict(loss=self.fc(inputs).pow(2).mean())
-
-
-def runner(work_dir, epochs, keep=1, resume_from=None):
-    """``epochs`` epochs of 2 iterations, a checkpoint after each, the
-    latest ``keep`` kept."""
-    return Runner(
-        model=Linear(), work_dir=str(work_dir),
-        train_dataloader=dict(
-            dataset=[dict(inputs=torch.full((4,), float(i)))
-                     for i in range(4)],
-            sampler=dict(type='DefaultSampler', shuffle=False),
-            collate_fn=dict(type='default_collate'), batch_size=2),
-        optim_wrapper=dict(optimizer=dict(type='SGD', lr=0.01)),
-        train_cfg=dict(by_epoch=True, max_epochs=epochs),
-        default_hooks=dict(checkpoint=dict(
-            type='AtomicCheckpointHook', interval=1, max_keep_ckpts=keep)),
-        resume=resume_from is not None, load_from=resume_from,
-        default_scope='mmengine')
+from ..conftest import LineHandler, run_tool
+from .killed_save import KILLED, folder, runner
 
 
 def files(work_dir):
@@ -95,77 +66,6 @@ def test_max_keep_ckpts_keeps_as_many_and_survives_a_resume(tmp_path):
     assert files(tmp_path) == ['epoch_3.pth', 'epoch_4.pth']
 
 
-def _killed_at(point):
-    """Patches (in a forked child) the writes of epoch_2.pth's save so that
-    the process dies at ``point``, as SIGKILL would: no cleanup runs."""
-    def die():
-        os._exit(137)
-
-    def is_second(path):
-        return osp.basename(str(path)) == 'epoch_2.pth'
-    backend = atomic_local_backend.AtomicLocalBackend
-    write = backend._atomic_write
-    real_replace, real_fsync, real_fdopen = os.replace, os.fsync, os.fdopen
-    real_remove = LocalBackend.remove
-    state = {}
-
-    def atomic_write(data, filepath):
-        state['second'] = is_second(filepath)
-        state['pointer'] = osp.basename(str(filepath)) == 'last_checkpoint'
-        if point == 'before the write' and state['second']:
-            die()
-        write(data, filepath)
-        if state.get('saved') and state['pointer'] and \
-                point == 'after the pointer':
-            die()
-
-    class HalfWritten:
-        def __init__(self, f):
-            self.f = f
-
-        def write(self, data):
-            self.f.write(data[:len(data) // 2])
-            self.f.flush()
-            die()
-
-        def __getattr__(self, name):
-            return getattr(self.f, name)
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *args):
-            return self.f.__exit__(*args)
-
-    def fdopen(*args, **kwargs):
-        f = real_fdopen(*args, **kwargs)
-        if point == 'during the write' and state.get('second'):
-            return HalfWritten(f)
-        return f
-
-    def fsync(fd):
-        real_fsync(fd)
-        if point == 'before the rename' and state.get('second'):
-            die()
-
-    def replace(src, dst):
-        real_replace(src, dst)
-        if is_second(dst):
-            state['saved'] = True
-            if point == 'after the rename':
-                die()
-
-    def remove(self, filepath):
-        real_remove(self, filepath)
-        if point == 'after the removal':
-            die()
-    backend._atomic_write = staticmethod(atomic_write)
-    atomic_local_backend.os.fdopen = fdopen
-    atomic_local_backend.os.fsync = fsync
-    atomic_local_backend.os.replace = replace
-    LocalBackend.remove = remove
-
-
 # point: (the checkpoints left, the one resumed, a temporary file left).
 KILLS = {
     'before the write': (['epoch_1.pth'], 'epoch_1.pth', False),
@@ -179,29 +79,27 @@ KILLS = {
 }
 
 
+@pytest.fixture(scope='module')
+def killed(tmp_path_factory):
+    """Every point's killed run (tests/engine/killed_save.py): its work
+    dir and how it ended."""
+    root = tmp_path_factory.mktemp('killed')
+    run_tool(['-m', 'tests.engine.killed_save', root, *KILLS],
+             own_process=True, timeout=300)
+    runs = json.loads((root / 'killed.json').read_text())
+    return {point: (Path(folder(root, point)), run)
+            for point, run in runs.items()}
+
+
 @pytest.mark.parametrize('point', KILLS)
 def test_a_kill_at_any_point_of_a_save_keeps_a_whole_checkpoint(
-        tmp_path, point):
+        killed, point):
     """max_keep_ckpts=1, as the demo and the studies save: the run is
-    killed while it saves epoch 2 (in a forked process, as SIGKILL kills),
-    then resumed."""
-    failure = tmp_path / 'not_killed.txt'
-    pid = os.fork()
-    if pid == 0:  # the run that is killed
-        try:
-            torch.set_num_threads(1)
-            _killed_at(point)
-            runner(tmp_path, epochs=3).train()
-            failure.write_text('the run ended without being killed')
-        except BaseException:
-            failure.write_text(traceback.format_exc())
-        finally:
-            os._exit(1)  # not killed: the test fails below
-    status = os.waitpid(pid, 0)[1]
-    assert status >> 8 == 137, (
-        f'the save was not killed (wait status {status}):\n'
-        + (failure.read_text() if failure.exists() else ''))
-    failure.unlink(missing_ok=True)
+    killed while it saves epoch 2, then resumed."""
+    tmp_path, run = killed[point]
+    assert run['status'] >> 8 == KILLED, (
+        f'the save was not killed (wait status {run["status"]}): '
+        f'{run["why"]}')
     left, resumed, temporary = KILLS[point]
     assert [f for f in files(tmp_path) if f.endswith('.pth')] == left
     assert bool(glob.glob(str(tmp_path / '.epoch_2.pth.*.tmp'))) == \
