@@ -2,10 +2,14 @@
 while they save: ``python -m tests.engine.killed_save ROOT POINT...``.
 
 Each POINT's run trains in ROOT/<POINT with '-' for ' '> in a child forked
-from this fresh interpreter (a pytest worker has run other test files, whose
-state a fork would inherit), dies there as SIGKILL kills (no cleanup runs),
+from this fresh interpreter, dies there as SIGKILL kills (no cleanup runs),
 and ROOT/killed.json gets each point's wait status and, for a run that was
 not killed, why: its traceback, or that it ended.
+
+Why not fork the pytest worker: once a process has run a backward pass that
+started autograd's device threads (another test file did, in the suite), a
+child forked from it refuses to run backward ("Unable to handle autograd's
+threading in combination with fork-based multiprocessing").
 """
 import json
 import os
