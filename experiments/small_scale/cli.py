@@ -9,7 +9,7 @@ from dataclasses import asdict
 
 from randsac_mm.cli.args import HelpFormatter, positive_int, seed_value
 from randsac_mm.cli.device import DEVICES, NoUsableCuda, use_device
-from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.evaluation import (
     labelled_loaders,
 )
@@ -104,9 +104,10 @@ def write_results(records, settings):
     """Summarises ``records`` (of :func:`run_one`) and writes the report
     (see :func:`run_study`); returns what study.json holds."""
     if not records:
-        raise RuntimeError(f'{settings.work_dir}: no run of these settings '
-                           'is recorded yet; run the study without '
-                           'report_only first')
+        raise UserError(f'--work-dir {settings.work_dir}: no run of these '
+                        'settings is recorded there; give the folder that '
+                        'holds the records, or run the study without '
+                        '--report-only first')
     # The untrained encoder (epoch 0) is the baseline at every epoch.
     summaries = {epoch: summarize(
         [r for r in records if r['epoch'] in (0, epoch)], settings.variants,

@@ -358,6 +358,21 @@ def test_a_report_of_gpu_runs_needs_no_gpu(tmp_path):
     assert (record['linear'], record['knn']) == (74.5, 61.0)
 
 
+def test_a_report_of_a_folder_with_no_records_is_one_line(
+        tmp_path, monkeypatch, capsys):
+    """Before: a RuntimeError traceback naming report_only."""
+    from ..tool_runs import run_in_process
+    code, out, err = run_in_process(
+        [*STUDY[1:], '--variants', 'random', '--seeds', '0',
+         '--report-only', '--work-dir', str(tmp_path)], monkeypatch, capsys)
+    assert code == 2 and 'Traceback' not in err  # a user error: as argparse
+    assert err.strip().splitlines()[-1] == (
+        f'python -m experiments.small_scale: error: --work-dir {tmp_path}: '
+        'no run of these settings is recorded there; give the folder that '
+        'holds the records, or run the study without --report-only first')
+    assert not (tmp_path / 'study.json').exists()
+
+
 def test_variant_configs_cite_their_paper_row_and_the_metafile_its_number():
     for name, (config, row) in study.VARIANTS.items():
         if config is None:
