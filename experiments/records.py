@@ -35,8 +35,8 @@ from randsac_mm.cli.paths import write_json
 from .benchmark_io import code_commit, cpu_precision_setting, machine_info
 from .scalars import logged_entries
 
-__all__ = ['load_record', 'read_record', 'recorded_step', 'run_stamp',
-           'same_settings', 'settings_stamp', 'train_resuming',
+__all__ = ['load_record', 'loss_difference', 'read_record', 'recorded_step',
+           'run_stamp', 'same_settings', 'settings_stamp', 'train_resuming',
            'write_record']
 
 
@@ -112,6 +112,22 @@ def recorded_step(path, wanted, argument, make, report_only=False,
         made['replaced'] = record
     write_record(path, made)
     return made
+
+
+def loss_difference(old, new):
+    """How a step made again differs from its record by its logged losses
+    (``recorded_step``'s ``difference``), in words; None when the same.
+
+    Args:
+        old, new (dict): {step: loss} of the record and of the step made
+            again (a step: an epoch or an iteration).
+    """
+    if old == new:
+        return None
+    if old.keys() != new.keys():
+        return f'{len(old)} and {len(new)} losses logged, at other steps'
+    largest = max(abs(old[step] - new[step]) for step in old)
+    return f'logged losses apart by up to {largest:.4g}'
 
 
 def load_record(path):

@@ -10,6 +10,7 @@ from randsac_mm.apis import build_model
 from randsac_mm.engine.schedule_length import set_epochs
 
 from ..records import (
+    loss_difference,
     read_record,
     recorded_step,
     same_settings,
@@ -110,19 +111,8 @@ def pretrain(name, seed, settings, need_checkpoints=True):
         osp.join(folder, 'pretrain.json'), wanted, '--work-dir', make,
         checkpoints=[osp.join(folder, c) for c in checkpoints.values()]
         if need_checkpoints else (),
-        difference=_loss_difference)
-
-
-def _loss_difference(recorded, made):
-    """How a pretraining made again differs from its record: its losses at
-    the end of each epoch, or None when they are the same."""
-    old, new = recorded['epoch_losses'], made['epoch_losses']
-    if old == new:
-        return None
-    if old.keys() != new.keys():
-        return f'losses of epochs {sorted(old)} and {sorted(new)}'
-    largest = max(abs(old[e] - new[e]) for e in old)
-    return f'epoch losses apart by up to {largest:.4g}'
+        difference=lambda recorded, made: loss_difference(
+            recorded['epoch_losses'], made['epoch_losses']))
 
 
 def recorded_readouts(name, seed, epoch, settings, checkpoint=None,

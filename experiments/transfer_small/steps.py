@@ -14,7 +14,12 @@ from randsac_mm.engine.schedule_length import set_epochs
 
 from ..cells import cell
 from ..digit_scenes import make_scenes
-from ..records import load_record, recorded_step, train_resuming
+from ..records import (
+    load_record,
+    loss_difference,
+    recorded_step,
+    train_resuming,
+)
 from ..scalars import logged_scalars
 from .pictures import draw_predictions
 from .readout import KINDS, TEST_IMAGES, token_identity
@@ -80,7 +85,7 @@ def pretrain(name, settings, log=print):
     made_here = load_record(path) is None or not osp.isfile(checkpoint)
     record = recorded_step(
         path, wanted, '--records', make, settings.report_only,
-        checkpoints=[checkpoint], difference=loss_difference,
+        checkpoints=[checkpoint], difference=_loss_difference,
         log=lambda line: log(f'[pretrain] {name}: {line}'))
     if record is None:
         return None, None
@@ -89,16 +94,10 @@ def pretrain(name, settings, log=print):
     return checkpoint, record['minutes']
 
 
-def loss_difference(recorded, made):
-    """How a pretraining made again differs from its record, in words: its
-    logged losses ([step, value] lists); None when they are the same."""
-    old, new = recorded['losses'], made['losses']
-    if old == new:
-        return None
-    if [s for s, _ in old] != [s for s, _ in new]:
-        return f'{len(old)} and {len(new)} losses logged, at other steps'
-    largest = max(abs(a - b) for (_, a), (_, b) in zip(old, new))
-    return f'logged losses apart by up to {largest:.4g}'
+def _loss_difference(recorded, made):
+    """``records.loss_difference`` of a pretraining's logged losses
+    ([step, value] lists)."""
+    return loss_difference(dict(recorded['losses']), dict(made['losses']))
 
 
 def pretrain_config(name, settings):
