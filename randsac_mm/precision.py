@@ -20,6 +20,7 @@ A precision is asked for as one of ``PRECISIONS``:
   a GPU run's precision on a laptop, to reproduce it).
 - ``'float32'``: no autocast on any device (``tools/train.py --fp32``).
 """
+import contextlib
 import os
 import platform
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 import torch
 
 __all__ = ['CPU_PRECISION_ENV', 'DTYPES', 'PRECISIONS', 'Precision',
-           'check_request', 'cpu_bf16_instructions', 'resolve_precision']
+           'check_request', 'cpu_bf16_instructions', 'cpu_precision',
+           'resolve_precision']
 
 PRECISIONS = ('auto', 'bfloat16', 'float32')
 DTYPES = ('bfloat16', 'float16')  # autocast dtypes (float16: CUDA only)
@@ -116,6 +118,38 @@ def _cpu_precision_from_env():
         return None
     _check(value, CPU_PRECISION_ENV, PRECISIONS[1:])
     return value
+
+
+@contextlib.contextmanager
+def cpu_precision(precision):
+    """Within it, every CPU computes in ``precision`` where 'auto' is asked
+    (``RANDSAC_CPU_PRECISION`` set, then restored): runs made on machines
+    with and without bf16 instructions are then runs of one precision.
+
+    Args:
+        precision (str | None): 'float32' or 'bfloat16'; None: as before
+            (the variable's, else the CPU's own).
+
+    Raises:
+        ValueError: an unknown precision, or ``RANDSAC_CPU_PRECISION``
+            already set to another (the caller's choice is not overridden
+            silently).
+    """
+    if precision is None:
+        yield
+        return
+    _check(precision, 'cpu_precision', PRECISIONS[1:])
+    before = _cpu_precision_from_env()
+    if before not in (None, precision):
+        raise ValueError(f'cpu_precision {precision!r} disagrees with '
+                         f'{CPU_PRECISION_ENV}={before}: unset the variable '
+                         'or ask for its precision')
+    os.environ[CPU_PRECISION_ENV] = precision
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[CPU_PRECISION_ENV]
 
 
 def resolve_precision(precision, device_type, dtype='bfloat16'):

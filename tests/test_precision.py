@@ -1,5 +1,7 @@
 """randsac_mm.precision: which precision a device runs in, and the bf16 path
 against float32 where the CPU computes bf16."""
+import os
+
 import pytest
 import torch
 
@@ -89,6 +91,36 @@ def test_an_unknown_environment_value_is_refused(monkeypatch):
     with pytest.raises(ValueError, match=r"RANDSAC_CPU_PRECISION must be one "
                        r"of \('bfloat16', 'float32'\), got 'bf16'"):
         resolve_precision('auto', 'cpu')
+
+
+def test_cpu_precision_holds_every_cpu_to_one_precision_and_restores(
+        cpu):
+    """What a study whose runs are made on several machines relies on: a
+    CPU with bf16 instructions computes in float32 within it, and after it
+    in its own precision again."""
+    cpu('AVX512-BF16')
+    with precision.cpu_precision('float32'):
+        assert resolve_precision('auto', 'cpu').dtype is None
+    assert CPU_PRECISION_ENV not in os.environ
+    assert resolve_precision('auto', 'cpu').dtype == torch.bfloat16
+    with precision.cpu_precision(None):  # as before
+        assert resolve_precision('auto', 'cpu').dtype == torch.bfloat16
+
+
+def test_cpu_precision_never_overrides_the_variable_silently(monkeypatch):
+    monkeypatch.setenv(CPU_PRECISION_ENV, 'bfloat16')
+    with pytest.raises(ValueError, match="cpu_precision 'float32' disagrees "
+                       'with RANDSAC_CPU_PRECISION=bfloat16: unset the '
+                       'variable or ask for its precision'):
+        with precision.cpu_precision('float32'):
+            pass
+    with precision.cpu_precision('bfloat16'):  # the same: no conflict
+        assert resolve_precision('auto', 'cpu').dtype == torch.bfloat16
+    assert os.environ[CPU_PRECISION_ENV] == 'bfloat16'
+    with pytest.raises(ValueError, match=r"cpu_precision must be one of "
+                       r"\('bfloat16', 'float32'\), got 'auto'"):
+        with precision.cpu_precision('auto'):
+            pass
 
 
 def test_instructions_are_read_from_torch(monkeypatch):

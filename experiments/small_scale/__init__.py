@@ -6,6 +6,9 @@ From the repository root:
     python -m experiments.small_scale --curve    # training length: 7 variants,
         # 3 seeds, 30 epochs read out at 5/10/20/30 with three readouts:
         # about 8.5 h on one core
+    python -m experiments.small_scale --long-curve --variants mae --seeds 0
+        # the same at 150 epochs, read out at 30/60/100/150: one run about
+        # 1.2 h (MAE) to 2.1 h (RandSAC) on 2 cores
     python -m experiments.small_scale --gpu-study  # the curve's variants and
         # readouts on all 60,000 images, 5 epochs, one seed, on CUDA:
         # about 15 min on one H100 (estimated, not yet run on a GPU)
@@ -23,7 +26,9 @@ curve.
 
 A study runs on the CPU (bf16 autocast where the CPU has bf16
 instructions, else float32; randsac_mm.precision, and the records say
-which) unless its settings say 'cuda'
+which; the training-length studies in float32 on every CPU, so that runs
+made on different machines are runs of one precision: ``--cpu-precision``)
+unless its settings say 'cuda'
 (``--device cuda`` or ``--gpu-study``): then it pretrains in bf16 autocast
 (the configs' ``AutocastOptimWrapper``) with dataloader workers and
 extracts the readouts' features and trains the probes on the GPU. A

@@ -13,10 +13,12 @@ from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.evaluation import (
     labelled_loaders,
 )
+from randsac_mm.precision import cpu_precision
 
 from . import __doc__ as COMMAND_DOC
 from .plan import (
     CONFIGS,
+    CPU_PRECISIONS,
     CURVE,
     EVAL_DATA,
     GPU_STUDY,
@@ -56,24 +58,25 @@ def run_study(settings, log=print):
     Returns:
         dict: what study.json holds.
     """
-    os.makedirs(osp.join(settings.work_dir, 'runs'), exist_ok=True)
-    loaders = study_loaders(settings)
-    records = []
-    total = len(settings.variants) * len(settings.seeds)
-    done = 0
-    # Seed-major: a study stopped early has every variant at some seeds.
-    for seed in settings.seeds:
-        for name in settings.variants:
-            done += 1
-            reused = run_is_recorded(name, seed, settings)
-            records_of_run = run_one(name, seed, settings, loaders)
-            if not records_of_run:
-                log(f'[study {done}/{total}] {name} seed {seed}: not '
-                    'recorded yet (report only)')
-            records += records_of_run
-            log_records(records_of_run, f'[study {done}/{total}]', settings,
-                        log, reused)
-    return write_results(records, settings)
+    with cpu_precision(settings.cpu_precision):
+        os.makedirs(osp.join(settings.work_dir, 'runs'), exist_ok=True)
+        loaders = study_loaders(settings)
+        records = []
+        total = len(settings.variants) * len(settings.seeds)
+        done = 0
+        # Seed-major: a study stopped early has every variant at some seeds.
+        for seed in settings.seeds:
+            for name in settings.variants:
+                done += 1
+                reused = run_is_recorded(name, seed, settings)
+                records_of_run = run_one(name, seed, settings, loaders)
+                if not records_of_run:
+                    log(f'[study {done}/{total}] {name} seed {seed}: not '
+                        'recorded yet (report only)')
+                records += records_of_run
+                log_records(records_of_run, f'[study {done}/{total}]',
+                            settings, log, reused)
+        return write_results(records, settings)
 
 
 def study_loaders(settings):
@@ -187,6 +190,14 @@ def parse_args(argv=None):
                         help="epochs whose checkpoints are read out, the last"
                         " being the run's length: a learning curve from one "
                         'run per seed; None: the last epoch')
+    parser.add_argument('--cpu-precision', choices=CPU_PRECISIONS,
+                        help='the precision of every CPU (pretraining and '
+                        'features), so that runs of machines with and '
+                        'without bf16 instructions are runs of one '
+                        "precision; None: the preset's (--curve, "
+                        '--long-curve: float32), else the CPU\'s own (bf16 '
+                        'where it has bf16 instructions, else float32) or '
+                        'RANDSAC_CPU_PRECISION\'s. CPU runs only')
     parser.add_argument('--report-only', action='store_true',
                         help='train and evaluate nothing: write the report '
                         'of the runs already recorded in --work-dir (a '
@@ -210,10 +221,13 @@ def parse_args(argv=None):
     preset = QUICK if args.quick else CURVE if args.curve else \
         LONG_CURVE if args.long_curve else \
         GPU_STUDY if args.gpu_study else {}
+    asked_precision = args.cpu_precision
     for key, value in preset.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
     args.device = args.device or 'cpu'
+    if args.device != 'cpu' and asked_precision is None:
+        args.cpu_precision = None  # a preset's: a GPU run has its own
     return args, parser
 
 
@@ -236,7 +250,7 @@ def main(argv=None):
             'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
             'train_images', 'test_images', 'probe_images', 'probe_epochs',
             'probe_seeds', 'data_root', 'work_dir', 'device', 'quick',
-            'report_only')
+            'report_only', 'cpu_precision')
             if getattr(args, k) is not None})
     result = run_study(settings, log=lambda line: print(line, flush=True))
     print('\n' + markdown(result))

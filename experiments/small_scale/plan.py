@@ -9,10 +9,12 @@ from randsac_mm.evaluation import (
     check_probe_seeds,
     readout_title,
 )
+from randsac_mm.precision import PRECISIONS
 
 from .. import REPO_ROOT
 
 PROG = 'python -m experiments.small_scale'
+CPU_PRECISIONS = PRECISIONS[1:]  # 'auto' is None: the CPU's own
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
                      'fashion-mnist.py')
@@ -77,6 +79,12 @@ READOUT_NAMES = {r: readout_title(r) for r in accuracy_readouts()}
 # What the test suite runs: 3 variants, 1 seed, 1 epoch on 256 images.
 QUICK = dict(variants=['random', 'patch-raster', 'square-m2'], seeds=[0],
              epochs=1, train_images=256, test_images=512, probe_epochs=10)
+# The training-length studies' precision on every CPU. Their runs are made
+# over many sittings on machines with bf16 instructions and without (AVX2
+# only), and a run in one precision is not another's (their records say
+# which): float32, which every CPU computes natively, and the precision of
+# the 30-epoch curve's records.
+LENGTH_STUDIES_PRECISION = 'float32'
 # --curve: does the gap between segment variants open with training
 # length? The variants of the paper's segment orderings, and MAE with the
 # RandSAC row it is compared with.
@@ -84,6 +92,7 @@ CURVE = dict(variants=['random', 'patch-random', 'square-m2', 'blob-k7',
                        'blob-k7-shuffle', 'transformer-skip', 'mae'],
              epochs=30, eval_epochs=[5, 10, 20, 30],
              readouts=['linear', 'knn', 'attentive'],
+             cpu_precision=LENGTH_STUDIES_PRECISION,
              work_dir='work_dirs/small_scale_curve')
 # --long-curve: the training-length study at five times the length (the
 # paper trains its segment tables 800 epochs, its architecture rows 1600):
@@ -99,6 +108,7 @@ LONG_CURVE = dict(variants=['random', 'patch-random', 'square-m2',
                   epochs=150, eval_epochs=[30, 60, 100, 150],
                   readouts=['linear', 'knn', 'attentive'],
                   probe_seeds=[0, 1, 2, 3, 4],
+                  cpu_precision=LENGTH_STUDIES_PRECISION,
                   work_dir='work_dirs/small_scale_curve150')
 # --gpu-study: the curve's variants and readouts pretrained on all 60,000
 # training images (4690 steps: 10x the ablation table's, 1.7x the CPU
@@ -190,6 +200,11 @@ class StudySettings:
         workers (int | None): the training loader's worker processes
             (default: the configs', or the plan's on CUDA). Workers do not
             change the data: every draw is keyed on (seed, epoch, image).
+        cpu_precision (str | None): 'float32' or 'bfloat16' on every CPU
+            (``randsac_mm.precision.cpu_precision``: the pretraining and
+            the features); None: the CPU's own (bf16 where it has bf16
+            instructions, else float32), or ``RANDSAC_CPU_PRECISION``'s.
+            CPU runs only.
     """
     configs: str
     eval_data: str
@@ -211,6 +226,7 @@ class StudySettings:
     plan: StudyPlan = SMALL_SCALE
     compile: bool = False
     workers: int = None
+    cpu_precision: str = None
 
     def __post_init__(self):
         if self.variants is None:
@@ -230,6 +246,15 @@ class StudySettings:
         if self.device not in DEVICES:
             raise ValueError(f'device must be one of {DEVICES}, got '
                              f'{self.device!r}')
+        if self.cpu_precision is not None:
+            if self.cpu_precision not in CPU_PRECISIONS:
+                raise ValueError(f'cpu_precision must be one of '
+                                 f'{CPU_PRECISIONS} or None, got '
+                                 f'{self.cpu_precision!r}')
+            if self.device != 'cpu':
+                raise ValueError(f'cpu_precision applies to CPU runs; '
+                                 f'device {self.device!r} pretrains in '
+                                 'bf16: leave it None')
         for name in ('train_images', 'test_images', 'probe_images'):
             count = getattr(self, name)
             if count is not None and count < 1:

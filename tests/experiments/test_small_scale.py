@@ -3,6 +3,7 @@ learning curve end to end (``python -m experiments.small_scale``), and its
 bookkeeping."""
 import glob
 import json
+import os
 import os.path as osp
 import shutil
 import subprocess
@@ -135,12 +136,16 @@ def test_a_learning_curve_from_one_run_per_seed(tmp_path):
 
 
 @pytest.mark.heavy
+@pytest.mark.parametrize('committed, preset', [
+    (COMMITTED, '--curve'),
+    (osp.join(REPO_ROOT, 'docs', 'benchmarks', 'small_scale_curve150'),
+     '--long-curve'),
+])
 def test_the_committed_training_length_report_is_what_its_records_give(
-        tmp_path):
-    """docs/benchmarks/small_scale_curve: its records alone (no
-    checkpoints and no Fashion-MNIST, as in a fresh clone) give the
+        tmp_path, committed, preset):
+    """docs/benchmarks/small_scale_curve and _curve150: their records alone
+    (no checkpoints and no Fashion-MNIST, as in a fresh clone) give the
     committed summary and gaps."""
-    committed = COMMITTED
     records = glob.glob(osp.join(committed, 'runs', '*', '*.json'))
     assert records
     for record in records:
@@ -149,10 +154,10 @@ def test_the_committed_training_length_report_is_what_its_records_give(
         shutil.copy(record, run)
     with open(osp.join(committed, 'study.json')) as f:
         theirs = json.load(f)
-    # Seeds 0 to 2 of every variant, 3 and 4 of two (docs/
-    # small_scale_study.md, "Seeds 3 and 4").
+    # The seeds it was made over (the 30-epoch curve: 0 to 2 of every
+    # variant, 3 and 4 of two; docs/small_scale_study.md, "Seeds 3 and 4").
     seeds = [str(seed) for seed in theirs['settings']['seeds']]
-    out = run_tool([*STUDY, '--curve', '--report-only', '--seeds', *seeds,
+    out = run_tool([*STUDY, preset, '--report-only', '--seeds', *seeds,
                     '--work-dir', tmp_path], timeout=300)
     assert 'Epoch(train)' not in out.stdout + out.stderr
     ours = json.loads((tmp_path / 'study.json').read_text())
@@ -288,6 +293,48 @@ def test_the_long_curve_preset_reads_150_epoch_runs_out_over_probe_seeds():
                              'square-16to4', 'blob-k7', 'blob-k7-shuffle',
                              'transformer', 'transformer-skip', 'mae']
     assert tool_args('--long-curve', '--probe-seeds', '7').probe_seeds == [7]
+
+
+def test_the_length_studies_compute_in_float32_on_every_cpu():
+    """Their runs are made on machines with bf16 instructions and without:
+    the presets hold every CPU to float32 (a GPU run keeps its bf16), and
+    a precision asked for wins."""
+    for preset in ('--curve', '--long-curve'):
+        assert tool_args(preset).cpu_precision == 'float32'
+        assert tool_args(preset, '--device', 'cuda').cpu_precision is None
+        assert tool_args(preset, '--cpu-precision', 'bfloat16') \
+            .cpu_precision == 'bfloat16'
+    assert tool_args().cpu_precision is None  # the CPU's own
+    assert tool_args('--device', 'cuda', '--cpu-precision', 'float32') \
+        .cpu_precision == 'float32'  # refused by StudySettings (below)
+
+
+@pytest.mark.parametrize('cpu_precision, stamp', [
+    ('float32', {}),  # the records of float32 name no precision
+    (None, {'precision': 'bfloat16'}),
+])
+def test_a_study_stamps_its_runs_with_the_precision_it_holds_cpus_to(
+        tmp_path, monkeypatch, cpu_precision, stamp):
+    """On a CPU with bf16 instructions, a study held to float32 makes (and
+    finds) float32 runs, the records of an AVX2 machine's; the variable is
+    as before after it."""
+    from experiments.records import settings_stamp
+    from randsac_mm import precision
+    monkeypatch.delenv(precision.CPU_PRECISION_ENV)
+    monkeypatch.setattr(precision, 'cpu_bf16_instructions',
+                        lambda: 'AVX512-BF16')
+    stamps = []
+    monkeypatch.setattr(study_cli, 'run_is_recorded', lambda *args: False)
+    monkeypatch.setattr(study_cli, 'run_one', lambda *args: stamps.append(
+        settings_stamp()) or [])
+    monkeypatch.setattr(study_cli, 'write_results',
+                        lambda records, settings: records)
+    settings = study.StudySettings(
+        configs=CONFIGS, eval_data=EVAL_DATA, variants=['mae'], seeds=[0],
+        cpu_precision=cpu_precision, work_dir=str(tmp_path))
+    study_cli.run_study(settings, log=lambda line: None)
+    assert stamps == [stamp]
+    assert precision.CPU_PRECISION_ENV not in os.environ
 
 
 def test_probe_seeds_are_passed_to_the_readouts_and_name_their_record(
@@ -498,6 +545,10 @@ def test_a_variant_lacking_seeds_is_compared_by_welchs_test():
     (dict(probe_images=0), 'probe_images must be >= 1 or None, got 0'),
     (dict(probe_seeds=[0, 0]), r'probe_seeds must be distinct, got \[0, 0\]'),
     (dict(probe_seeds=[]), 'probe_seeds: give at least one seed'),
+    (dict(cpu_precision='auto'), r"cpu_precision must be one of "
+     r"\('bfloat16', 'float32'\) or None, got 'auto'"),
+    (dict(cpu_precision='float32', device='cuda'),
+     "cpu_precision applies to CPU runs; device 'cuda' pretrains in bf16"),
 ])
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -520,6 +571,8 @@ def test_the_command_refuses_bad_arguments():
      'docs/benchmarks/small_scale_study.md'),
     ('docs/benchmarks/small_scale_curve/study.json',
      'docs/benchmarks/small_scale_curve/study.md'),
+    ('docs/benchmarks/small_scale_curve150/study.json',
+     'docs/benchmarks/small_scale_curve150/study.md'),
 ])
 def test_committed_study_results_have_the_schema_run_study_writes(
         json_path, md_path):
@@ -535,12 +588,12 @@ def test_committed_study_results_have_the_schema_run_study_writes(
     assert set(result) == {'settings', 'records', 'summary', 'orderings',
                            'pretrain_minutes'}
     settings = result['settings']
-    # device, probe_images, plan, compile, workers and probe_seeds came
-    # later; a record without them ran at their defaults (see
-    # study.runs._added_settings).
+    # device, probe_images, plan, compile, workers, probe_seeds and
+    # cpu_precision came later; a record without them ran at their
+    # defaults (see study.runs._added_settings).
     names = {f.name for f in fields(study.StudySettings)}
     later = {'device', 'probe_images', 'plan', 'compile', 'workers',
-             'probe_seeds'}
+             'probe_seeds', 'cpu_precision'}
     assert names - later <= set(settings) <= names
     readouts, epochs = settings['readouts'], settings['eval_epochs']
     for record in result['records']:
