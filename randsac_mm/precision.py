@@ -27,11 +27,14 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ['CPU_PRECISION_ENV', 'DTYPES', 'PRECISIONS', 'Precision',
-           'check_request', 'cpu_bf16_instructions', 'cpu_precision',
-           'resolve_precision']
+__all__ = ['CPU_PRECISIONS', 'CPU_PRECISION_ENV', 'DTYPES', 'PRECISIONS',
+           'Precision', 'check_request', 'cpu_bf16_instructions',
+           'cpu_precision', 'resolve_precision']
 
 PRECISIONS = ('auto', 'bfloat16', 'float32')
+# What a CPU may be held to (RANDSAC_CPU_PRECISION, cpu_precision): 'auto'
+# is what holding it to nothing gives.
+CPU_PRECISIONS = PRECISIONS[1:]
 DTYPES = ('bfloat16', 'float16')  # autocast dtypes (float16: CUDA only)
 CPU_PRECISION_ENV = 'RANDSAC_CPU_PRECISION'
 # One pretraining step of the ViT-T CIFAR setting in bf16 against float32
@@ -116,7 +119,7 @@ def _cpu_precision_from_env():
     value = os.environ.get(CPU_PRECISION_ENV)
     if not value:
         return None
-    _check(value, CPU_PRECISION_ENV, PRECISIONS[1:])
+    _check(value, CPU_PRECISION_ENV, CPU_PRECISIONS)
     return value
 
 
@@ -138,7 +141,7 @@ def cpu_precision(precision):
     if precision is None:
         yield
         return
-    _check(precision, 'cpu_precision', PRECISIONS[1:])
+    _check(precision, 'cpu_precision', CPU_PRECISIONS)
     before = _cpu_precision_from_env()
     if before not in (None, precision):
         raise ValueError(f'cpu_precision {precision!r} disagrees with '

@@ -13,12 +13,11 @@ from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.evaluation import (
     labelled_loaders,
 )
-from randsac_mm.precision import cpu_precision
+from randsac_mm.precision import CPU_PRECISIONS, cpu_precision
 
 from . import __doc__ as COMMAND_DOC
 from .plan import (
     CONFIGS,
-    CPU_PRECISIONS,
     CURVE,
     EVAL_DATA,
     GPU_STUDY,

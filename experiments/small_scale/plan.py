@@ -9,12 +9,11 @@ from randsac_mm.evaluation import (
     check_probe_seeds,
     readout_title,
 )
-from randsac_mm.precision import PRECISIONS
+from randsac_mm.precision import CPU_PRECISIONS
 
 from .. import REPO_ROOT
 
 PROG = 'python -m experiments.small_scale'
-CPU_PRECISIONS = PRECISIONS[1:]  # 'auto' is None: the CPU's own
 CONFIGS = osp.join(REPO_ROOT, 'configs', 'small_scale')
 EVAL_DATA = osp.join(REPO_ROOT, 'configs', '_base_', 'datasets',
                      'fashion-mnist.py')
