@@ -15,9 +15,18 @@ studies: the learning rate is the best of {3e-4, 1e-3, 3e-3} (77.99,
 81.47, 82.19% test accuracy) on one study checkpoint (patch-random, seed 0,
 30 epochs; its linear probe: 79.95%). AIM trains its probes with
 augmentation on ImageNet-scale data.
+
+The head computes AIM's function without forming what makes it slow on a
+CPU: the normalised tokens and their key and value projections (two
+[B, N, C] x [C, C] products a step). The query against each head's keys is
+one vector per head applied to the tokens, and the values' weighted sum is
+the value projection of the tokens' weighted sum; the normalisation's
+scale folds into both and its shift cancels in the softmax. The same
+function (the same accuracies, to the image, on a study checkpoint), 3.7x
+faster: 31 s a probe instead of 117 on 6,000 x 64 tokens of width 96, on
+2 cores (docs/small_scale_study.md).
 """
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from .probe_training import (
@@ -39,33 +48,61 @@ class AttentivePoolingHead(nn.Module):
         channels (int): token width C.
         num_classes (int): classes.
         num_heads (int): attention heads (must divide C).
+        eps (float): added to the variance (AIM's BatchNorm: 1e-6).
+        momentum (float): of the running statistics, as BatchNorm's.
     """
 
-    def __init__(self, channels, num_classes, num_heads=4):
+    def __init__(self, channels, num_classes, num_heads=4, eps=1e-6,
+                 momentum=0.1):
         super().__init__()
         if channels % num_heads:
             raise ValueError(f'num_heads ({num_heads}) must divide the token '
                              f'width ({channels})')
-        self.num_heads = num_heads
-        self.norm = nn.BatchNorm1d(channels, affine=False, eps=1e-6)
+        self.num_heads, self.eps, self.momentum = num_heads, eps, momentum
+        # BatchNorm1d(channels, affine=False)'s statistics, applied folded.
+        self.register_buffer('running_mean', torch.zeros(channels))
+        self.register_buffer('running_var', torch.ones(channels))
         self.query = nn.Parameter(torch.randn(1, 1, channels) * 0.02)
         self.key = nn.Linear(channels, channels, bias=False)
         self.value = nn.Linear(channels, channels, bias=False)
         self.classifier = nn.Linear(channels, num_classes, bias=False)
 
+    def channel_statistics(self, tokens):
+        """The per-channel mean and variance [C] that normalise ``tokens``
+        [B, N, C], as BatchNorm's: in training the batch's over B x N
+        (updating the running estimates with the unbiased variance), in
+        eval the running estimates."""
+        if not self.training:
+            return self.running_mean, self.running_var
+        flat = tokens.reshape(-1, tokens.shape[-1])
+        # Two passes of sums: torch.var_mean over dim 0 of this layout is
+        # 10x slower on a CPU than the whole attention.
+        mean = flat.mean(0)
+        var = (flat - mean).square().mean(0)
+        with torch.no_grad():
+            unbiased = var * len(flat) / max(len(flat) - 1, 1)
+            self.running_mean.lerp_(mean, self.momentum)
+            self.running_var.lerp_(unbiased, self.momentum)
+        return mean, var
+
     def pool(self, tokens):
-        """[B, N, C] -> the attention-pooled vector [B, C]."""
-        b, n, c = tokens.shape
-        x = self.norm(tokens.transpose(1, 2)).transpose(1, 2)
-
-        def heads(t):
-            return t.reshape(b, -1, self.num_heads, c // self.num_heads) \
-                .transpose(1, 2)
-
-        pooled = F.scaled_dot_product_attention(
-            heads(self.query.expand(b, -1, -1)), heads(self.key(x)),
-            heads(self.value(x)))  # [B, h, 1, C / h]
-        return pooled.transpose(1, 2).reshape(b, c)
+        """[B, N, C] -> the attention-pooled vector [B, C]: per head h
+        (width d = C / h), softmax over the tokens of q_h . K_h x_n / sqrt(d)
+        weighting V_h x_n, with x_n the normalised tokens."""
+        b, _, c = tokens.shape
+        h, d = self.num_heads, c // self.num_heads
+        mean, var = self.channel_statistics(tokens)
+        scale = (var + self.eps).rsqrt()  # [C]
+        # q_h . K_h ((x - mean) * scale) = x . (K_h^T q_h * scale) + a term
+        # the same for every token, which the softmax ignores.
+        key = self.key.weight.reshape(h, d, c)
+        query_key = (self.query.reshape(h, 1, d) @ key).squeeze(1)  # [h, C]
+        logits = tokens @ (query_key * scale * d ** -0.5).T  # [B, N, h]
+        attention = logits.transpose(1, 2).softmax(-1)  # [B, h, N]
+        # The attention sums to 1, so the weighted sum normalises after.
+        mixed = (attention @ tokens - mean) * scale  # [B, h, C]
+        value = self.value.weight.reshape(h, d, c)
+        return torch.einsum('bhc,hdc->bhd', mixed, value).reshape(b, c)
 
     def forward(self, tokens):
         """[B, N, C] -> logits [B, num_classes]."""

@@ -2,6 +2,8 @@
 model's frozen encoder."""
 import pytest
 import torch
+import torch.nn.functional as F
+from torch import nn
 
 from randsac_mm.evaluation import (
     AttentivePoolingHead,
@@ -54,6 +56,56 @@ def test_the_head_pools_with_one_learned_query():
         'query', 'key.weight', 'value.weight', 'classifier.weight'}
     with pytest.raises(ValueError, match=r'num_heads \(5\) must divide'):
         AttentivePoolingHead(16, 4, num_heads=5)
+
+
+class UnfoldedHead(nn.Module):
+    """AIM's attention pooling as written (apple/ml-aim): BatchNorm without
+    affine parameters, key and value projections of every token, scaled
+    dot-product attention; with the weights of ``head``."""
+
+    def __init__(self, head):
+        super().__init__()
+        self.head = head
+        self.norm = nn.BatchNorm1d(head.query.shape[-1], affine=False,
+                                   eps=1e-6)
+
+    def forward(self, tokens):
+        b, n, c = tokens.shape
+        x = self.norm(tokens.transpose(1, 2)).transpose(1, 2)
+
+        def heads(t):
+            h = self.head.num_heads
+            return t.reshape(b, -1, h, c // h).transpose(1, 2)
+
+        pooled = F.scaled_dot_product_attention(
+            heads(self.head.query.expand(b, -1, -1)),
+            heads(self.head.key(x)), heads(self.head.value(x)))
+        return self.head.classifier(pooled.transpose(1, 2).reshape(b, c))
+
+
+def test_the_folded_head_computes_aims_head():
+    torch.manual_seed(0)
+    head = AttentivePoolingHead(16, 5, num_heads=4)
+    reference = UnfoldedHead(head)
+    # Tokens far from zero mean and unit scale, as a ViT's are per channel.
+    batches = [torch.randn(6, 9, 16) * torch.rand(16) * 3 + torch.randn(16)
+               for _ in range(3)]
+    for tokens in batches:  # training: the batch's statistics
+        folded = head(tokens)
+        grads = torch.autograd.grad(folded.square().sum(),
+                                    list(head.parameters()))
+        unfolded = reference(tokens)
+        expected = torch.autograd.grad(unfolded.square().sum(),
+                                       list(head.parameters()))
+        torch.testing.assert_close(folded, unfolded, atol=1e-5, rtol=1e-5)
+        for got, want in zip(grads, expected):
+            torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-4)
+    # The running statistics are BatchNorm's, and eval mode uses them.
+    torch.testing.assert_close(head.running_mean, reference.norm.running_mean)
+    torch.testing.assert_close(head.running_var, reference.norm.running_var)
+    head.eval(), reference.eval()
+    torch.testing.assert_close(head(batches[0]), reference(batches[0]),
+                               atol=1e-5, rtol=1e-5)
 
 
 def test_attentive_probe_refuses_pooled_features():
