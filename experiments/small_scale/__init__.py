@@ -8,7 +8,7 @@ From the repository root:
         # about 8.5 h on one core
     python -m experiments.small_scale --long-curve --variants mae --seeds 0
         # the same at 150 epochs, read out at 30/60/100/150: one run about
-        # 1.6 h (MAE) to 2.3-2.9 h (RandSAC) on 2 cores, in float32
+        # 1.2-1.7 h (MAE) to 1.8-2.0 h (RandSAC) on 2 cores, in float32
     python -m experiments.small_scale --gpu-study  # the curve's variants and
         # readouts on all 60,000 images, 5 epochs, one seed, on CUDA:
         # about 15 min on one H100 (estimated, not yet run on a GPU)
