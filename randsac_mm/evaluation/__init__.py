@@ -17,6 +17,7 @@ from .readout_runner import read_out, readout_settings
 from .attentive_probe import AttentivePoolingHead, attentive_probe_accuracy
 from .frozen_eval import evaluate_frozen
 from .frozen_features import (
+                              extract_feature_kinds,
                               extract_features,
                               extract_layer_features,
                               extract_readout_features,
@@ -38,8 +39,9 @@ from .weights import load_weights
 
 __all__ = ['READOUTS', 'AttentivePoolingHead', 'ProgressBars', 'Readout',
            'accuracy_readouts', 'attentive_probe_accuracy', 'best_layer',
-           'check_probe_seeds', 'evaluate_frozen', 'extract_features',
-           'extract_layer_features', 'extract_readout_features',
+           'check_probe_seeds', 'evaluate_frozen', 'extract_feature_kinds',
+           'extract_features', 'extract_layer_features',
+           'extract_readout_features',
            'knn_accuracy', 'labelled_loaders', 'linear_probe_accuracy',
            'load_weights', 'mean_over_probe_seeds', 'quiet_mmengine_info',
            'read_out', 'readout_settings', 'readout_title',

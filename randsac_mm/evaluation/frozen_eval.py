@@ -19,7 +19,7 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
     Args:
         model: an algorithm or classifier, weights loaded (build one from a
             config and a checkpoint with ``randsac_mm.apis.build_model``);
-            see :func:`extract_features`.
+            see :func:`extract_feature_kinds`.
         train_loader: the labelled training images, without augmentation
             (a test pipeline): the probes' training features and the k-NN's
             neighbours (``labelled_loaders`` gives both loaders of a data

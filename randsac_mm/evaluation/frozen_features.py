@@ -5,8 +5,8 @@ from ..precision import resolve_precision
 from .progress import progress_reporter, stage
 from .readout_registry import READOUTS, check_readouts
 
-__all__ = ['FEATURE_KINDS', 'extract_features', 'extract_layer_features',
-           'extract_readout_features', 'stacked']
+__all__ = ['FEATURE_KINDS', 'extract_feature_kinds', 'extract_features',
+           'extract_layer_features', 'extract_readout_features', 'stacked']
 
 
 def pooled(features):
@@ -68,82 +68,113 @@ def _batches(model, dataloader, tick=None):
             tick()
 
 
+# What a readout may read (``Readout.features``); all of them come from one
+# forward pass of the encoder a batch (:func:`extract_feature_kinds`).
+FEATURE_KINDS = ('pooled', 'tokens', 'layers')
+
+
+def _check_kinds(kinds):
+    unknown = [kind for kind in kinds if kind not in FEATURE_KINDS]
+    if unknown or not kinds:
+        raise ValueError(f'kinds must be some of {list(FEATURE_KINDS)}, '
+                         f'got {list(kinds)}')
+
+
+def _last(out):
+    """The last output of a backbone or ``extract_feat`` (a tuple of
+    stages' outputs, or one tensor)."""
+    return out[-1] if isinstance(out, (tuple, list)) else out
+
+
 @torch.no_grad()
-def extract_features(model, dataloader, tokens=False, tick=None):
-    """Runs the model's encoder over a labelled data loader.
+def extract_feature_kinds(model, dataloader, kinds, tick=None):
+    """Runs the model's encoder once over a labelled data loader and keeps
+    each of ``kinds`` of feature (``FEATURE_KINDS``) from that one pass.
+
+    The tokens and each layer's output are read by forward hooks while
+    ``extract_feat`` runs, so a model whose ``extract_feat`` pools
+    (RandSAC, a classifier with a neck) is not run again for its tokens:
+    every kind is what a pass of its own would give, bit for bit.
 
     Args:
         model: a self-supervised algorithm (``RandSAC``, mmpretrain's
             ``MAE``, ...) or classifier: its ``data_preprocessor`` normalises
-            the batch and its ``extract_feat`` gives the encoder output.
+            the batch, its ``extract_feat`` gives the encoder output, and
+            its ``backbone`` (a ViT: ``layers``, ``ln1``) gives the tokens.
         dataloader: yields mmpretrain batches whose data samples carry
             ``gt_label``, collated by ``default_collate`` or mmengine's
             default ``pseudo_collate`` (see :func:`stacked`).
-        tokens (bool): keep the last layer's tokens [N, L, C] (a feature
-            map's positions, raster order) instead of their average [N, C].
+        kinds (Iterable[str]): any of ``FEATURE_KINDS``: 'pooled',
+            ``extract_feat``'s output averaged over positions [N, C];
+            'tokens', the backbone's last feature map [N, C, h, w] as tokens
+            [N, h * w, C] (raster order); 'layers', every encoder layer's
+            patch tokens, final-normed (the features RandSAC's decoder
+            reads) and averaged [N, num_layers, C].
         tick (Callable[[], None] | None): called after each batch
             (progress).
 
     Returns:
-        tuple: features float32 and labels int64 [N], on the CPU.
+        dict: kind -> (features float32, labels int64 [N]), on the CPU.
+
+    Raises:
+        ValueError: an unknown kind, or 'tokens' of a backbone that gives
+            no feature map [B, C, h, w].
     """
-    features, labels = [], []
-    for images, batch_labels in _batches(model, dataloader, tick):
-        out = model.extract_feat(images)
-        out = out[-1] if isinstance(out, tuple) else out
-        if tokens and out.dim() == 2:  # pooled (RandSAC): the feature map
-            out = model.backbone(images)[-1]
-        if tokens:
-            if out.dim() != 4:
-                raise ValueError('tokens=True needs an encoder that gives a '
-                                 'feature map [B, C, h, w]')
-            out = out.flatten(2).transpose(1, 2)
-        else:
-            out = pooled(out)
-        features.append(out.float().cpu())
-        labels.extend(batch_labels)
-    return torch.cat(features), torch.tensor(labels, dtype=torch.long)
-
-
-@torch.no_grad()
-def extract_layer_features(model, dataloader, tick=None):
-    """Every encoder layer's tokens, final-normed (the features RandSAC's
-    decoder reads) and averaged: [N, num_layers, C]; ``tick()`` after each
-    batch.
-
-    The patch tokens only: a class token (``num_extra_tokens``) is left
-    out, as in the last-layer feature.
-    """
+    kinds = list(kinds)
+    _check_kinds(kinds)
     backbone = model.backbone
-    outputs = []
-    hooks = [layer.register_forward_hook(
-        lambda module, args, out: outputs.append(out))
-        for layer in backbone.layers]
+    last_map, layer_outputs, hooks = [], [], []
+    if 'tokens' in kinds:
+        hooks.append(backbone.register_forward_hook(
+            lambda module, args, out: last_map.append(_last(out))))
+    if 'layers' in kinds:
+        hooks += [layer.register_forward_hook(
+            lambda module, args, out: layer_outputs.append(out))
+            for layer in backbone.layers]
+    # The patch tokens only: a class token (``num_extra_tokens``) is left
+    # out, as in the last-layer feature.
     extra = getattr(backbone, 'num_extra_tokens', 0)
-    norm = backbone.ln1
-    features, labels = [], []
+    features = {kind: [] for kind in kinds}
+    labels = []
     try:
         for images, batch_labels in _batches(model, dataloader, tick):
-            outputs.clear()
-            model.extract_feat(images)
-            per_layer = [norm(x[:, extra:]).mean(1) for x in outputs]
-            features.append(torch.stack(per_layer, 1).float().cpu())
+            last_map.clear()
+            layer_outputs.clear()
+            out = _last(model.extract_feat(images))
+            if 'pooled' in kinds:
+                features['pooled'].append(pooled(out).float().cpu())
+            if 'tokens' in kinds:
+                if last_map[-1].dim() != 4:
+                    raise ValueError(
+                        'tokens need an encoder that gives a feature map '
+                        f'[B, C, h, w], got {tuple(last_map[-1].shape)}')
+                features['tokens'].append(
+                    last_map[-1].flatten(2).transpose(1, 2).float().cpu())
+            if 'layers' in kinds:
+                features['layers'].append(torch.stack(
+                    [backbone.ln1(x[:, extra:]).mean(1)
+                     for x in layer_outputs], 1).float().cpu())
             labels.extend(batch_labels)
     finally:
         for hook in hooks:
             hook.remove()
-    return torch.cat(features), torch.tensor(labels, dtype=torch.long)
+    labels = torch.tensor(labels, dtype=torch.long)
+    return {kind: (torch.cat(features[kind]), labels) for kind in kinds}
 
 
-# What a readout may read (``Readout.features``): how progress names a pass
-# over a loader, and the extraction ``fn(model, loader, tick)``.
-FEATURE_KINDS = {
-    'pooled': ('features', lambda model, loader, tick: extract_features(
-        model, loader, tick=tick)),
-    'tokens': ('last-layer tokens', lambda model, loader, tick:
-               extract_features(model, loader, tokens=True, tick=tick)),
-    'layers': ("every layer's features", extract_layer_features),
-}
+def extract_features(model, dataloader, tokens=False, tick=None):
+    """The averaged last-layer tokens [N, C] (``tokens``: the tokens
+    themselves, [N, L, C]) and labels [N] of a loader; see
+    :func:`extract_feature_kinds`."""
+    kind = 'tokens' if tokens else 'pooled'
+    return extract_feature_kinds(model, dataloader, [kind], tick)[kind]
+
+
+def extract_layer_features(model, dataloader, tick=None):
+    """Every encoder layer's averaged, final-normed tokens [N, num_layers,
+    C] and labels [N] of a loader; see :func:`extract_feature_kinds`."""
+    return extract_feature_kinds(model, dataloader, ['layers'],
+                                 tick)['layers']
 
 
 def feature_precision(model, precision):
@@ -157,10 +188,11 @@ def feature_precision(model, precision):
 def extract_readout_features(model, train_loader, test_loader,
                              readouts=('linear', 'knn'), progress=None,
                              precision='auto'):
-    """The features ``readouts`` read, extracted once.
+    """The features ``readouts`` read, from one pass of the encoder over
+    each loader (:func:`extract_feature_kinds`).
 
     Args:
-        model: see :func:`extract_features`.
+        model: see :func:`extract_feature_kinds`.
         train_loader, test_loader: see :func:`evaluate_frozen`.
         readouts (tuple[str]): any of ``READOUTS``.
         progress: a stage per pass over a loader, ticked per batch; see
@@ -186,21 +218,18 @@ def extract_readout_features(model, train_loader, test_loader,
     elif decided.warning:
         decided.log(device_type)
     needed = {READOUTS.get(r).features for r in readouts}
-
-    def passes(what, extract):
-        """``extract(model, loader, tick)`` of the training and test
-        loaders."""
-        out = []
+    kinds = [kind for kind in FEATURE_KINDS if kind in needed]
+    what = ' and '.join(filter(None, [', '.join(kinds[:-1]), kinds[-1]]))
+    per_loader = []
+    with decided.autocast(device_type):
         for name, loader in (('training', train_loader),
                              ('test', test_loader)):
             batches = len(loader) if report is not None else 0
             tick = stage(
-                report, f'{what} of the {len(loader.dataset)} {name} images '
-                f'({batches} batch{"es" if batches > 1 else ""}, '
-                f'{decided.name})', batches)
-            out.append(extract(model, loader, tick))
-        return tuple(out)
-
-    with decided.autocast(device_type):
-        return {kind: passes(*FEATURE_KINDS[kind])
-                for kind in FEATURE_KINDS if kind in needed}
+                report, f'features of the {len(loader.dataset)} {name} '
+                f'images ({what}; {batches} batch{"es" if batches > 1 else ""}'
+                f', {decided.name})', batches)
+            per_loader.append(
+                extract_feature_kinds(model, loader, kinds, tick))
+    train, test = per_loader
+    return {kind: (train[kind], test[kind]) for kind in kinds}

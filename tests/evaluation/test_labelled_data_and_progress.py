@@ -58,6 +58,34 @@ def test_both_collations_give_the_same_features(digit_loaders):
         assert torch.equal(labels, expected_labels)
 
 
+def test_one_pass_gives_each_kind_as_a_pass_of_its_own(digit_loaders):
+    """RandSAC's extract_feat pools: its tokens are read by a hook in the
+    same pass, bit for bit what a second backbone pass gives (how they
+    were made before), and each kind equals its pass alone."""
+    from randsac_mm.evaluation import extract_feature_kinds
+    from randsac_mm.evaluation.frozen_features import _batches
+    model = built(PRETRAIN)
+    loader = digit_loaders[0][1]
+    together = extract_feature_kinds(model, loader,
+                                     ['pooled', 'tokens', 'layers'])
+    with torch.no_grad():
+        tokens = torch.cat([model.backbone(images)[-1].flatten(2)
+                            .transpose(1, 2) for images, _ in
+                            _batches(model, loader)])
+    assert tokens.shape == (32, 64, 128)
+    assert torch.equal(together['tokens'][0], tokens)
+    for kind in ('pooled', 'layers'):
+        alone, labels = extract_feature_kinds(model, loader, [kind])[kind]
+        assert torch.equal(together[kind][0], alone)
+        assert torch.equal(together[kind][1], labels)
+    # The hook read the last layer: the probe feature is its tokens' mean.
+    torch.testing.assert_close(together['pooled'][0], tokens.mean(1))
+    assert together['layers'][0].shape == (32, 6, 128)
+    with pytest.raises(ValueError, match=r"kinds must be some of "
+                       r"\['pooled', 'tokens', 'layers'\], got \['cls'\]"):
+        extract_feature_kinds(model, loader, ['cls'])
+
+
 def test_training_images_are_spread_and_not_augmented(digit_loaders):
     """A classifier's data config: the training images go through the test
     pipeline in order; a count picks images all over the data set."""
@@ -96,8 +124,9 @@ def test_progress_reports_every_step(digit_loaders):
                              readouts=('linear', 'knn', 'layers'),
                              probe_seeds=[0, 1], progress=progress)
     assert all(total == done for total, done in stages.values()), stages
-    assert stages['features of the 32 training images (1 batch, float32)'] \
-        == [1, 1]
+    # One pass over each loader gives what every readout reads.
+    assert stages['features of the 32 training images (pooled and layers; '
+                  '1 batch, float32)'] == [1, 1]
     assert stages['probe seed 1: linear probe: 2 epochs on 32 features'] \
         == [2, 2]
     assert stages['probe seed 0: k-NN (k=5): 32 test images'] == [1, 1]

@@ -313,18 +313,17 @@ def test_eval_frozen_shows_progress_and_no_line_per_parameter(files,
         'linear', 'knn', 'attentive', 'layers', '--out', str(out)])
     assert code == 0, stderr[-3000:]
     # The encoder's precision in each pass's title: the suite's float32.
-    for stage in ('features of the 64 training images (1 batch, float32)',
-                  'features of the 64 test images (1 batch, float32)',
-                  'last-layer tokens of the 64 training images (1 batch, '
-                  'float32)',
-                  "every layer's features of the 64 test images (1 batch, "
-                  'float32)',
+    # One pass over each loader gives what all four readouts read.
+    for stage in ('features of the 64 training images (pooled, tokens and '
+                  'layers; 1 batch, float32)',
+                  'features of the 64 test images (pooled, tokens and '
+                  'layers; 1 batch, float32)',
                   'linear probe: 1 epoch on 64 features',
                   'k-NN (k=20): 64 test images',
                   'attentive probe: 1 epoch on 64 x 64 tokens',
                   'linear probes of the 6 layers: 6 x 1 epoch'):
         assert stage + '\n' in stderr, stderr
-    assert stderr.count('] 1/1,') == 9 and '] 6/6,' in stderr
+    assert stderr.count('] 1/1,') == 5 and '] 6/6,' in stderr
     assert not PARAMETER_LINE.search(stdout + stderr)
     assert 'Loads checkpoint' not in stdout + stderr
     lines = stdout.splitlines()
