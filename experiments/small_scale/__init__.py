@@ -41,8 +41,9 @@ checkpoints and logs, ``pretrain.json`` (settings, losses, time) and
 ``eval_epoch<E>.json`` (settings, readouts). A finished run with the same
 settings is reused, an interrupted one resumes from its last checkpoint,
 and a readout missing from an evaluation is added to it, so a study may
-stop and continue across sessions; ``--report-only`` reports the runs
-recorded so far without training, and reads no data.
+stop and continue across sessions, one job at a time (a run's report also
+covers the runs recorded in the work dir before it); ``--report-only``
+reports the runs recorded so far without training, and reads no data.
 
 The package: ``plan.py`` says what the study compares, ``runs.py`` runs
 one variant and seed, ``verdicts.py`` gives the figures over seeds,

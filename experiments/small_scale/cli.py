@@ -5,7 +5,7 @@ import argparse
 import functools
 import os
 import os.path as osp
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from randsac_mm.cli.args import HelpFormatter, positive_int, seed_value
 from randsac_mm.cli.device import DEVICES, NoUsableCuda, use_device
@@ -54,6 +54,12 @@ def run_study(settings, log=print):
     ``study.png`` (bars at the last epoch) and, with several read-out
     epochs, ``curve.png`` (accuracy against epochs).
 
+    A run's report also covers the runs recorded in the work dir before it
+    (other variants and seeds of the plan): the study's runs may be made one
+    job at a time into one folder, and the last job's report is the
+    study's, as ``--report-only`` over those variants and seeds gives it.
+    ``--report-only`` reports the variants and seeds asked.
+
     Returns:
         dict: what study.json holds.
     """
@@ -75,7 +81,41 @@ def run_study(settings, log=print):
                 records += records_of_run
                 log_records(records_of_run, f'[study {done}/{total}]',
                             settings, log, reused)
-        return write_results(records, settings)
+        if settings.report_only:
+            return write_results(records, settings)
+        reported = with_runs_recorded_before(settings, log)
+        if reported is not settings:
+            # In the order --report-only over them gives: seed-major, the
+            # plan's order of variants.
+            recorded = replace(reported, report_only=True)
+            records = [record for seed in reported.seeds
+                       for name in reported.variants
+                       for record in run_one(name, seed, recorded, loaders)]
+        return write_results(records, reported)
+
+
+def with_runs_recorded_before(settings, log=print):
+    """``settings`` widened to the variants and seeds of every other run of
+    the plan recorded in the work dir with these settings (``settings``
+    itself when there is none), logging which runs it adds."""
+    asked = {(name, seed) for name in settings.variants
+             for seed in settings.seeds}
+    found = []
+    for entry in sorted(os.listdir(osp.join(settings.work_dir, 'runs'))):
+        name, mark, seed = entry.rpartition('_seed')
+        if not (mark and seed.isdigit() and name in settings.plan.variants):
+            continue
+        if (name, int(seed)) not in asked and \
+                run_is_recorded(name, int(seed), settings):
+            found.append((name, int(seed)))
+    if not found:
+        return settings
+    names = {name for name, _ in found} | set(settings.variants)
+    seeds = {seed for _, seed in found} | set(settings.seeds)
+    log(f'[report] with the {len(found)} runs recorded in --work-dir '
+        'before: ' + ', '.join(f'{name} seed {seed}' for name, seed in found))
+    return replace(settings, seeds=sorted(seeds),
+                   variants=[v for v in settings.plan.variants if v in names])
 
 
 def study_loaders(settings):

@@ -194,6 +194,44 @@ def test_a_report_of_recorded_runs_reads_no_data(tmp_path, monkeypatch):
         pytest.approx(80.49, abs=0.01)
 
 
+def test_a_runs_report_covers_the_runs_recorded_before_it(
+        tmp_path, monkeypatch):
+    """A study made one job at a time into one work dir: the last job's
+    report is the whole study's, as --report-only over every variant and
+    seed recorded gives it, not its own run's alone."""
+    for run in ('random_seed0', 'mae_seed1', 'square-m2_seed0',
+                'square-m2_seed1'):
+        shutil.copytree(osp.join(COMMITTED, 'runs', run),
+                        tmp_path / 'runs' / run)
+    # Another preset's run in the folder is not this study's.
+    (tmp_path / 'runs' / 'patch-raster_seed0').mkdir()
+
+    def no_data(*args, **kwargs):
+        raise AssertionError('a recorded run built the labelled loaders')
+    monkeypatch.setattr(study_cli, 'labelled_loaders', no_data)
+    curve = dict(study_cli.CURVE, configs=CONFIGS, eval_data=EVAL_DATA,
+                 work_dir=str(tmp_path))
+    lines = []
+    ran = study.run_study(study.StudySettings(
+        **dict(curve, variants=['square-m2'], seeds=[0])), log=lines.append)
+    assert '[report] with the 3 runs recorded in --work-dir before: ' \
+        'mae seed 1, random seed 0, square-m2 seed 1' in lines
+    assert {(r['variant'], r['seed']) for r in ran['records']} == {
+        ('random', 0), ('square-m2', 0), ('square-m2', 1), ('mae', 1)}
+    assert ran['settings']['seeds'] == [0, 1]
+    assert ran['settings']['variants'] == ['random', 'square-m2', 'mae']
+    reported = study.run_study(study.StudySettings(
+        **dict(curve, seeds=[0, 1], report_only=True)), log=lines.append)
+    for key in ('records', 'summary', 'orderings'):
+        assert ran[key] == reported[key], key
+    # --report-only reports what it is asked.
+    asked = study.run_study(study.StudySettings(**dict(
+        curve, variants=['square-m2'], seeds=[0], report_only=True)),
+        log=lines.append)
+    assert {(r['variant'], r['seed']) for r in asked['records']} == {
+        ('square-m2', 0)}
+
+
 def test_a_gpu_study_does_not_take_cpu_records_for_its_own(tmp_path):
     """The device is part of a record's settings when it is not the CPU
     (bf16 on a GPU is another run); the CPU's records keep their form, so
