@@ -81,9 +81,13 @@ setup(
     long_description=open(osp.join(HERE, 'README.md')).read(),
     long_description_content_type='text/markdown',
     python_requires='>=3.11,<3.13',
-    packages=find_packages(include=['randsac_mm', 'randsac_mm.*']),
+    # datasets/meta holds data (class lists), no module: named here, since
+    # find_packages skips a folder without __init__.py and setuptools warns
+    # that it would drop such a folder's files.
+    packages=find_packages(include=['randsac_mm', 'randsac_mm.*']) + [
+        'randsac_mm.datasets.meta'],
     include_package_data=True,
-    package_data={'randsac_mm': ['datasets/meta/*.txt']},
+    package_data={'randsac_mm.datasets.meta': ['*.txt']},
     install_requires=read_requirements('torch') + read_requirements(
         'runtime'),
     extras_require={'tests': read_requirements('tests'),

@@ -60,6 +60,7 @@ def test_the_wheel_ships_configs_metafile_and_every_user_tool(installed):
     assert 'randsac_mm/.mim/configs/metafile.yml' in names
     assert f'randsac_mm/.mim/configs/demo/{DEMO}.py' in names
     assert 'randsac_mm/analysis/paper.py' in names
+    assert 'randsac_mm/datasets/meta/imagenet100.txt' in names
     # Every file under tools/ but tools/misc/ (setup.py's CHECKOUT_ONLY).
     tools = {osp.relpath(p, REPO_ROOT) for p in glob(
         osp.join(REPO_ROOT, 'tools', '**', '*'), recursive=True)
