@@ -86,6 +86,24 @@ def test_one_pass_gives_each_kind_as_a_pass_of_its_own(digit_loaders):
         extract_feature_kinds(model, loader, ['cls'])
 
 
+def test_tokens_of_an_encoder_without_a_feature_map_are_refused(
+        digit_loaders):
+    """A backbone whose last output is tokens [B, N, C] (a ViT with
+    out_type 'raw') has no raster map to read: a clear error, and the
+    model is left without the extraction's hooks."""
+    from randsac_mm.evaluation import extract_feature_kinds
+    model = built(PRETRAIN)
+    raw = model.backbone.register_forward_hook(
+        lambda module, args, out: (out[-1].flatten(2).transpose(1, 2),))
+    with pytest.raises(ValueError, match=r'tokens need an encoder that '
+                       r'gives a feature map \[B, C, h, w\], got '
+                       r'\(32, 64, 128\)'):
+        extract_feature_kinds(model, digit_loaders[0][1], ['tokens'])
+    raw.remove()
+    assert not model.backbone._forward_hooks
+    assert not any(layer._forward_hooks for layer in model.backbone.layers)
+
+
 def test_training_images_are_spread_and_not_augmented(digit_loaders):
     """A classifier's data config: the training images go through the test
     pipeline in order; a count picks images all over the data set."""
