@@ -76,6 +76,10 @@ SETTINGS = {
                     'randsac_vit-small-p16_blob-16to4_8xb512-amp-800e_in100.py',
                     8),
     'vit-b-in1k': ('configs/randsac_vit-b_in1k.py', 4),
+    # The small-scale studies' step (patch-random; the batch theirs).
+    'vit-mini-fmnist': ('configs/small_scale/'
+                        'randsac_vit-mini-p4_patch-random_fashion-mnist.py',
+                        64),
 }
 # variant: what differs from ``ours``.
 VARIANTS = {
