@@ -28,7 +28,7 @@ from .plan import (
     VARIANTS,
     StudySettings,
 )
-from .runs import run_is_recorded, run_one
+from .runs import run_folders, run_is_recorded, run_one
 from .verdicts import ordering_gaps, summarize
 
 
@@ -100,14 +100,9 @@ def with_runs_recorded_before(settings, log=print):
     itself when there is none), logging which runs it adds."""
     asked = {(name, seed) for name in settings.variants
              for seed in settings.seeds}
-    found = []
-    for entry in sorted(os.listdir(osp.join(settings.work_dir, 'runs'))):
-        name, mark, seed = entry.rpartition('_seed')
-        if not (mark and seed.isdigit() and name in settings.plan.variants):
-            continue
-        if (name, int(seed)) not in asked and \
-                run_is_recorded(name, int(seed), settings):
-            found.append((name, int(seed)))
+    found = [(name, seed) for name, seed in run_folders(settings)
+             if (name, seed) not in asked
+             and run_is_recorded(name, seed, settings)]
     if not found:
         return settings
     names = {name for name, _ in found} | set(settings.variants)

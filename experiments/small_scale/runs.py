@@ -3,6 +3,7 @@ its checkpoints read out; each step reused from its record or resumed
 (``experiments.records``)."""
 import contextlib
 import math
+import os
 import os.path as osp
 import time
 
@@ -69,6 +70,17 @@ def checkpoint_name(epoch):
 
 def run_dir(name, seed, settings):
     return osp.join(settings.work_dir, 'runs', f'{name}_seed{seed}')
+
+
+def run_folders(settings):
+    """(variant, seed) of each run folder (:func:`run_dir`) of the plan's
+    variants in the work dir, sorted by folder name."""
+    runs = []
+    for entry in sorted(os.listdir(osp.join(settings.work_dir, 'runs'))):
+        name, mark, seed = entry.rpartition('_seed')
+        if mark and seed.isdigit() and name in settings.plan.variants:
+            runs.append((name, int(seed)))
+    return runs
 
 
 def pretrain(name, seed, settings, need_checkpoints=True):
