@@ -196,8 +196,9 @@ def profile_main(argv=None):
     result = dict(
         setting=args.setting, config=SETTINGS[args.setting][0],
         batch_size=args.batch_size or SETTINGS[args.setting][1],
-        device=args.device, steps=args.steps, warmup=args.warmup,
-        profiled_steps=args.profile_steps, modes_run=args.modes,
+        device=args.device, threads=args.threads, steps=args.steps,
+        warmup=args.warmup, profiled_steps=args.profile_steps,
+        modes_run=args.modes,
         attention=[a for a in args.attention if a is not None],
         flops_per_image=args.flops_per_image, peak_tflops=args.peak,
         machine=env, commit=code_commit(), modes={})
@@ -219,11 +220,15 @@ def markdown(result):
     what = 'CUDA kernels' if r['device'] == 'cuda' else 'aten operators'
     kernels = ' --attention ' + ' '.join(r['attention']) \
         if r.get('attention') else ''
+    # Records made before the threads were kept give none.
+    threads = f" --threads {r['threads']}" if r.get('threads') else ''
     lines = [
         f"# One training step of `{r['config']}`", '',
         f"Batch {r['batch_size']} on {r['machine'].get('gpu') or 'the CPU'}"
         f" ({r['device']}); code {r['commit']}. Command: `{PROG} --setting "
-        f"{r['setting']} --batch-size {r['batch_size']} --modes "
+        f"{r['setting']} --batch-size {r['batch_size']} --device "
+        f"{r['device']}{threads} --steps {r['steps']} --warmup "
+        f"{r['warmup']} --profile-steps {r['profiled_steps']} --modes "
         f"{' '.join(r['modes_run'])}{kernels}`. Median of {r['steps']} "
         f"steps after {r['warmup']}; {r['profiled_steps']} profiled.", '']
     for mode, m in r['modes'].items():

@@ -90,9 +90,10 @@ def test_a_cpu_step_is_timed_profiled_and_written(tmp_path):
     run_tool(['-m', 'experiments.benchmarks.step_profile', '--setting',
               'vit-t-cifar', '--batch-size', '2', '--steps', '2',
               '--warmup', '1', '--profile-steps', '1', '--top', '4',
-              '--device', 'cpu', '--out', tmp_path])
+              '--device', 'cpu', '--threads', '1', '--out', tmp_path])
     result = json.loads((tmp_path / 'step_profile.json').read_text())
     assert result['device'] == 'cpu' and result['commit']
+    assert result['threads'] == 1
     assert list(result['modes']) == ['eager']
     eager = result['modes']['eager']
     assert eager['ms_per_step'] > 0 and math.isfinite(eager['loss'])
@@ -100,7 +101,11 @@ def test_a_cpu_step_is_timed_profiled_and_written(tmp_path):
     assert len(eager['top']) == 4
     assert 0 < sum(r['share'] for r in eager['top']) <= 1
     assert any(r['name'] == 'aten::mm' for r in eager['top'])
-    assert '## eager' in (tmp_path / 'step_profile.md').read_text()
+    text = (tmp_path / 'step_profile.md').read_text()
+    assert '## eager' in text
+    # The command given makes the same measurement again.
+    assert ('--setting vit-t-cifar --batch-size 2 --device cpu --threads 1 '
+            '--steps 2 --warmup 1 --profile-steps 1 --modes eager`') in text
 
 
 def test_each_named_kernel_is_an_entry_of_each_mode(tmp_path):
