@@ -34,6 +34,7 @@ from randsac_mm.cli.paths import write_json
 
 from .benchmark_io import code_commit, cpu_precision_setting, machine_info
 from .scalars import logged_entries
+from .training_clock import TrainingClock
 
 __all__ = ['load_record', 'loss_difference', 'read_record', 'recorded_step',
            'run_stamp', 'same_settings', 'settings_stamp', 'train_resuming',
@@ -214,7 +215,8 @@ def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
 
     Returns:
         tuple: the runner, and the checkpoint resumed from (None: a fresh
-        start).
+        start). The runner's training time over every start of the run:
+        ``training_clock.trained_minutes(runner)``.
 
     Raises:
         UserError: ``folder`` is another run's, or another process trains
@@ -238,6 +240,7 @@ def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
         if resumed is not None:  # an interrupted run continues exactly
             cfg.resume, cfg.load_from = True, resumed
         runner = Runner.from_cfg(cfg)
+        runner.register_hook(TrainingClock())
         runner.train()
     return runner, resumed
 

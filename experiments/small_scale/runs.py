@@ -20,6 +20,7 @@ from ..records import (
     write_record,
 )
 from ..scalars import logged_scalars
+from ..training_clock import trained_minutes
 
 
 def variant_config(name, settings):
@@ -94,8 +95,10 @@ def pretrain(name, seed, settings, need_checkpoints=True):
         dict: ``settings``, ``checkpoints`` ({str(epoch): file name in the
         run's folder}), ``first_loss``, ``final_loss``, ``epoch_losses``
         (the last logged loss of each epoch), ``resumed_from``,
-        ``minutes``, and the ``machine`` and ``commit`` it ran on (records
-        made before these were recorded lack them).
+        ``minutes`` (of the start that finished it), ``train_minutes``
+        (of training, over every start: ``experiments.training_clock``),
+        and the ``machine`` and ``commit`` it ran on (records made before
+        these were recorded lack them).
     """
     folder = run_dir(name, seed, settings)
     wanted = dict(variant=name, config=settings.plan.variants[name][0],
@@ -111,9 +114,11 @@ def pretrain(name, seed, settings, need_checkpoints=True):
         cfg.experiment_name = f'{name}_seed{seed}'
         set_checkpoints(cfg, settings.eval_epochs)
         # Its folders predate settings.json: one without is this run's.
-        _, resumed = train_resuming(cfg, folder, wanted, adopt_unnamed=True)
+        runner, resumed = train_resuming(cfg, folder, wanted,
+                                         adopt_unnamed=True)
         losses = logged_scalars(folder)
         return dict(checkpoints=checkpoints,
+                    train_minutes=trained_minutes(runner),
                     first_loss=losses[0]['value'] if losses else None,
                     final_loss=losses[-1]['value'] if losses else None,
                     epoch_losses={str(r['epoch']): r['value']
@@ -125,6 +130,14 @@ def pretrain(name, seed, settings, need_checkpoints=True):
         if need_checkpoints else (),
         difference=lambda recorded, made: loss_difference(
             recorded['epoch_losses'], made['epoch_losses']))
+
+
+def pretrain_minutes(record):
+    """A pretraining record's minutes of training: over every start where
+    the clock was recorded, else (records made before it) those of the
+    start that finished it, which a resumed run's undercount."""
+    clocked = record.get('train_minutes')
+    return record['minutes'] if clocked is None else clocked
 
 
 def recorded_readouts(name, seed, epoch, settings, checkpoint=None,
@@ -273,7 +286,7 @@ def run_one(name, seed, settings, loaders):
         records.append(dict(
             variant=name, seed=seed, epoch=epoch,
             loss=trained['epoch_losses'].get(str(epoch)),
-            pretrain_minutes=trained['minutes'],
+            pretrain_minutes=pretrain_minutes(trained),
             **{r: result[r] for r in settings.readouts}))
     return records
 

@@ -61,7 +61,8 @@ def test_a_checkpoint_of_another_run_is_refused_not_continued(
     built = []
     monkeypatch.setattr(mmengine.runner, 'Runner', SimpleNamespace(
         from_cfg=lambda cfg: built.append(cfg.get('load_from'))
-        or SimpleNamespace(train=lambda: None)))
+        or SimpleNamespace(train=lambda: None,
+                           register_hook=lambda hook: None)))
     folder, found = tmp_path / 'run', {}
     monkeypatch.setattr(randsac_mm.checkpoint, 'latest_checkpoint',
                         lambda work_dir: found.get(work_dir))
@@ -93,7 +94,8 @@ def test_the_logs_of_another_run_are_refused_with_the_precision_to_use(
     import mmengine.runner
     from mmengine.config import Config
     monkeypatch.setattr(mmengine.runner, 'Runner', SimpleNamespace(
-        from_cfg=lambda cfg: SimpleNamespace(train=lambda: None)))
+        from_cfg=lambda cfg: SimpleNamespace(
+            train=lambda: None, register_hook=lambda hook: None)))
     folder = tmp_path / 'run'
     bf16 = dict(epochs=160, precision='bfloat16')
     train_resuming(Config(), str(folder), bf16)

@@ -131,6 +131,11 @@ def test_a_learning_curve_from_one_run_per_seed(tmp_path):
     run_tool(args, timeout=900)
     resumed = json.loads((run / 'pretrain.json').read_text())
     assert resumed['resumed_from'] == 'epoch_1.pth'
+    # Its training time counts epoch 1's, which the checkpoint carries.
+    epoch_1 = torch.load(run / 'epoch_1.pth', map_location='cpu',
+                         weights_only=False)
+    before = epoch_1['message_hub']['runtime_info']['train_seconds']
+    assert 0 < before < resumed['train_minutes'] * 60
     assert json.loads((run / 'eval_epoch2.json').read_text())['linear'] == \
         first['linear']
 
