@@ -23,7 +23,8 @@ class TrainingClock(Hook):
     start's, brought up to date after every iteration (a checkpoint saves
     the value of its iteration)."""
 
-    priority = 'VERY_LOW'
+    # Before the checkpoint hook, which may save after the same iteration.
+    priority = 'VERY_HIGH'
 
     def before_run(self, runner):
         # Before a checkpoint is resumed: a hub reused under the same name
