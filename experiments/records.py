@@ -37,8 +37,8 @@ from .scalars import logged_entries
 from .training_clock import TrainingClock
 
 __all__ = ['load_record', 'loss_difference', 'read_record', 'recorded_step',
-           'run_stamp', 'same_settings', 'settings_stamp', 'train_resuming',
-           'write_record']
+           'run_stamp', 'same_settings', 'settings_stamp', 'step_minutes',
+           'train_resuming', 'write_record']
 
 
 def settings_stamp(device='cpu', compile=False):
@@ -113,6 +113,16 @@ def recorded_step(path, wanted, argument, make, report_only=False,
         made['replaced'] = record
     write_record(path, made)
     return made
+
+
+def step_minutes(record):
+    """A recorded step's minutes: its ``train_minutes`` where its make kept
+    them (the training over every start: ``experiments.training_clock``),
+    else its ``minutes``, those of the start that finished it, which
+    undercount a resumed step (records made before the clock, and steps
+    that train nothing)."""
+    clocked = record.get('train_minutes')
+    return record['minutes'] if clocked is None else clocked
 
 
 def loss_difference(old, new):

@@ -10,7 +10,7 @@ import shutil
 from randsac_mm.cli.errors import UserError
 
 from .. import small_scale as small
-from ..records import load_record, read_record
+from ..records import load_record, read_record, step_minutes
 from .plan import PAPER_SCALE, RUN_FILES
 
 
@@ -64,13 +64,15 @@ def is_done(name, seed, settings):
 
 def recorded_minutes(name, seed, settings):
     """(pretraining, readout) minutes the work dir records for a run of
-    these settings; None for what it does not record (a resumed run's
-    pretraining: its record times the last start only)."""
+    these settings; None for what it does not record (the pretraining of
+    a run resumed before the training clock: its record times the last
+    start only)."""
     folder = small.run_dir(name, seed, settings)
     pretrain = readouts = None
     done = load_record(osp.join(folder, 'pretrain.json'))
-    if done is not None and not done.get('resumed_from'):
-        pretrain = done['minutes']
+    if done is not None and (done.get('train_minutes') is not None
+                             or not done.get('resumed_from')):
+        pretrain = step_minutes(done)
     evals = [small.recorded_readouts(name, seed, epoch, settings,
                                      small.checkpoint_name(epoch))[0]
              for epoch in settings.eval_epochs]

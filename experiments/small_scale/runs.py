@@ -16,6 +16,7 @@ from ..records import (
     recorded_step,
     same_settings,
     settings_stamp,
+    step_minutes,
     train_resuming,
     write_record,
 )
@@ -130,14 +131,6 @@ def pretrain(name, seed, settings, need_checkpoints=True):
         if need_checkpoints else (),
         difference=lambda recorded, made: loss_difference(
             recorded['epoch_losses'], made['epoch_losses']))
-
-
-def pretrain_minutes(record):
-    """A pretraining record's minutes of training: over every start where
-    the clock was recorded, else (records made before it) those of the
-    start that finished it, which a resumed run's undercount."""
-    clocked = record.get('train_minutes')
-    return record['minutes'] if clocked is None else clocked
 
 
 def recorded_readouts(name, seed, epoch, settings, checkpoint=None,
@@ -286,7 +279,7 @@ def run_one(name, seed, settings, loaders):
         records.append(dict(
             variant=name, seed=seed, epoch=epoch,
             loss=trained['epoch_losses'].get(str(epoch)),
-            pretrain_minutes=pretrain_minutes(trained),
+            pretrain_minutes=step_minutes(trained),
             **{r: result[r] for r in settings.readouts}))
     return records
 

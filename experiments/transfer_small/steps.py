@@ -18,9 +18,11 @@ from ..records import (
     load_record,
     loss_difference,
     recorded_step,
+    step_minutes,
     train_resuming,
 )
 from ..scalars import logged_scalars
+from ..training_clock import trained_minutes
 from .pictures import draw_predictions
 from .readout import KINDS, TEST_IMAGES, token_identity
 from .runs import (
@@ -56,9 +58,10 @@ def pretrain(name, settings, log=print):
     """Pretrains ``name`` (of ``PRETRAININGS``) once, with seed 0: a
     recorded step (``records.recorded_step``: reused, resumed, or, when
     its checkpoint is gone, made again and compared by its logged losses);
-    returns its final checkpoint's path and the minutes it took (both None
-    in a report before it ran; 0 when it is another study's,
-    ``settings.pretrained_from``)."""
+    returns its final checkpoint's path and its minutes of training over
+    every start (``records.step_minutes``; both None in a report before
+    it ran; 0 when it is another study's, ``settings.pretrained_from``).
+    """
     wanted = settings.recorded(dict(
         pretraining=name, config=PRETRAININGS[name], seed=0,
         epochs=settings.pretrain_epochs, digits=settings.pretrain_digits),
@@ -77,11 +80,12 @@ def pretrain(name, settings, log=print):
     def make():
         log(f'[pretrain] {name}: {settings.pretrain_epochs} epochs on '
             f'{settings.pretrain_digits} digits')
-        _, resumed = train_resuming(pretrain_config(name, settings), folder,
-                                    wanted)
+        runner, resumed = train_resuming(pretrain_config(name, settings),
+                                         folder, wanted)
         return dict(
             losses=[[r['step'], r['value']] for r in logged_scalars(folder)],
-            resumed_from=resumed and osp.basename(resumed))
+            resumed_from=resumed and osp.basename(resumed),
+            train_minutes=trained_minutes(runner))
     made_here = load_record(path) is None or not osp.isfile(checkpoint)
     record = recorded_step(
         path, wanted, '--records', make, settings.report_only,
@@ -91,7 +95,7 @@ def pretrain(name, settings, log=print):
         return None, None
     if not made_here or settings.report_only:
         log(f'[pretrain] {name}: recorded in {path}')
-    return checkpoint, record['minutes']
+    return checkpoint, step_minutes(record)
 
 
 def _loss_difference(recorded, made):
@@ -212,8 +216,9 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
 
     Returns:
         dict | None: the record (``settings``, ``metrics``, ``losses``,
-        ``resumed_from``, ``minutes``); None in a report of a run not yet
-        recorded.
+        ``resumed_from``, ``minutes`` of the start that finished it,
+        ``train_minutes`` of its training over every start); None in a
+        report of a run not yet recorded.
     """
     pretraining, frozen = INITS[init]
     wanted = dict(
@@ -234,7 +239,7 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
         cfg = run_config(task, init, seed, pretraining and downstream_encoder(
             checkpoints[pretraining], settings.scene_size), settings)
         folder = osp.join(settings.work_dir, 'runs', name)
-        _, resumed = train_resuming(cfg, folder, wanted)
+        runner, resumed = train_resuming(cfg, folder, wanted)
         logged = TASKS[task]['metrics']
         final = logged_scalars(folder, key=next(iter(logged.values())))
         if not final:
@@ -245,7 +250,8 @@ def run_one(task, init, seed, checkpoints, settings, log=print):
                              for metric, key in logged.items()},
                     losses=[(r['step'], r['value'])
                             for r in logged_scalars(folder)],
-                    resumed_from=resumed and osp.basename(resumed))
+                    resumed_from=resumed and osp.basename(resumed),
+                    train_minutes=trained_minutes(runner))
     return recorded_step(path, wanted, '--records', make,
                          settings.report_only)
 
@@ -342,9 +348,9 @@ def run_study(settings, log=print):
             shown = ', '.join(f'{k} {v:.2f}'
                               for k, v in record['metrics'].items())
             log(f'[{task} {done}/{len(runs)}] {init} seed {seed}: {shown} '
-                f"({record['minutes']:.1f} min)")
+                f"({step_minutes(record):.1f} min)")
     rows = table_rows(records)
-    minutes['downstream'] = sum(r['minutes'] for r in records)
+    minutes['downstream'] = sum(step_minutes(r) for r in records)
     result = dict(settings=table_settings(settings), rows=rows,
                   summary=summary(rows, settings), token_identity=readouts,
                   minutes=minutes)

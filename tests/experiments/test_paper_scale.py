@@ -4,10 +4,11 @@ import importlib
 import json
 import os.path as osp
 import shutil
+from pathlib import Path
 
 import pytest
 
-from experiments import paper_scale
+from experiments import paper_scale, small_scale
 from experiments.paper_scale import PAPER_SCALE, QUICK, plan_runs
 from experiments.small_scale import StudySettings
 from randsac_mm.cli.errors import UserError
@@ -69,6 +70,24 @@ def test_records_of_other_settings_are_never_replaced(tmp_path):
     (run / 'eval_epoch1.json').unlink()
     paper_scale.restore('patch-raster', 0, done, str(records))
     assert not (run / 'eval_epoch1.json').exists()
+
+
+def test_a_resumed_pretraining_is_timed_only_where_its_clock_kept_every_start(
+        tmp_path):
+    study = settings(work_dir=str(tmp_path / 'work'), epochs=10)
+    folder = Path(small_scale.run_dir('patch-raster', 0, study))
+    folder.mkdir(parents=True)
+    record = dict(settings={}, minutes=5.0, resumed_from='epoch_5.pth')
+
+    def recorded():
+        (folder / 'pretrain.json').write_text(json.dumps(record))
+        return paper_scale.recorded_minutes('patch-raster', 0, study)
+    # Resumed before the clock: its minutes are the last start's alone.
+    assert recorded() == (None, None)
+    record['train_minutes'] = 9.0  # over both starts
+    assert recorded() == (9.0, None)
+    record.update(resumed_from=None, train_minutes=None)  # one start
+    assert recorded() == (5.0, None)
 
 
 def test_the_estimate_takes_one_run_alone_on_the_on_device_path(

@@ -10,6 +10,7 @@ from experiments.records import (
     load_record,
     read_record,
     same_settings,
+    step_minutes,
     train_resuming,
     write_record,
 )
@@ -192,3 +193,12 @@ def test_how_a_step_ran_is_stamped_the_same_way_for_every_study(
                                                          compile=True)
     monkeypatch.setenv(CPU_PRECISION_ENV, 'bfloat16')
     assert settings_stamp() == dict(precision='bfloat16')
+
+
+def test_a_steps_minutes_are_its_clocks_where_it_kept_them():
+    # The training over every start (experiments.training_clock) ...
+    assert step_minutes(dict(minutes=5.0, train_minutes=9.0)) == 9.0
+    # ... else the start that finished it (made before the clock, or a
+    # step that trains nothing).
+    assert step_minutes(dict(minutes=5.0)) == 5.0
+    assert step_minutes(dict(minutes=5.0, train_minutes=None)) == 5.0

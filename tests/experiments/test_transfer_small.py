@@ -4,6 +4,7 @@ bookkeeping (records reused, other settings refused, the table)."""
 import json
 import os
 import os.path as osp
+from types import SimpleNamespace
 
 import pytest
 from PIL import Image
@@ -83,9 +84,16 @@ def test_quick_study_writes_records_table_and_pictures(quick):
     assert 'canvas_regenerated' not in table['token_identity']['random']
     assert 'token identity, frozen (%): random: digits' in out.stdout
     assert set(table['minutes']) == {'pretraining', 'readout', 'downstream'}
+    # Each training's time over its starts (experiments.training_clock):
+    # inside its step's, which also builds and evaluates.
+    runs_made = [json.loads(p.read_text())
+                 for p in records.glob('*_seed0.json')]
+    for made in runs_made + [pretraining]:
+        assert 0 < made['train_minutes'] < made['minutes']
     assert table['minutes']['downstream'] == pytest.approx(sum(
-        json.loads(p.read_text())['minutes']
-        for p in records.glob('*_seed0.json')))
+        made['train_minutes'] for made in runs_made))
+    assert table['minutes']['pretraining'] == pytest.approx(
+        pretraining['train_minutes'])
     for task in ('segmentation', 'detection'):
         width, height = Image.open(records / f'{task}.png').size
         assert width > 400 and height > 400
@@ -425,14 +433,18 @@ def test_a_pretraining_made_again_keeps_its_record_or_keeps_it_inside(
                                      records=str(tmp_path / 'records'))
     logged = [dict(step=10, value=0.9), dict(step=20, value=0.7)]
     monkeypatch.setattr(study, 'pretrain_config', lambda name, s: None)
+    # A runner whose clock says 10 minutes of training.
+    clocked = SimpleNamespace(message_hub=SimpleNamespace(
+        get_info=lambda key: 600.0))
     monkeypatch.setattr(study, 'train_resuming',
-                        lambda cfg, folder, settings: (None, None))
+                        lambda cfg, folder, settings: (clocked, None))
     monkeypatch.setattr(study, 'logged_scalars', lambda folder: logged)
     (tmp_path / 'records').mkdir()
     study.pretrain('mae', settings, log=lambda line: None)
     path = tmp_path / 'records' / 'pretrain_mae.json'
     first = json.loads(path.read_text())
-    first['minutes'] = 12.5  # the first sitting's
+    assert first['train_minutes'] == 10.0
+    first['train_minutes'] = 12.5  # the first sitting's, over its starts
     path.write_text(json.dumps(first))
     said = []
     checkpoint, minutes = study.pretrain('mae', settings, log=said.append)
