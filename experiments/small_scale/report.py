@@ -74,7 +74,7 @@ def markdown(result):
                          + f" | {r['verdict']} |")
         lines.append('')
     lines += _departures(result, readouts)
-    return '\n'.join(lines)
+    return '\n'.join(lines + _runs(result))
 
 
 def _paper_gap(summary, ordering):
@@ -132,6 +132,35 @@ def _departures(result, readouts):
     if pending:
         lines += ['', '#### No verdict yet (too few seeds)', ''] + pending
     return lines + ['']
+
+
+def _runs(result):
+    """Which runs the report stands on: each variant's seeds, with the
+    minutes of pretraining and the loss its records give at the last
+    read-out epoch (the untrained encoder: readouts only)."""
+    if not result['records']:
+        return []
+    last = max(r['epoch'] for r in result['records'])
+    by_variant = {}
+    for r in sorted(result['records'], key=lambda r: r['seed']):
+        if r['epoch'] in (0, last):
+            by_variant.setdefault(r['variant'], []).append(r)
+    lines = ['#### Runs recorded', '',
+             'Seed by seed: minutes of pretraining (the training clock\'s, '
+             'over every start, where a record kept it; else those of the '
+             f'start that finished the run) and the loss at epoch {last}.',
+             '', '| variant | seeds | pretraining minutes | final loss |',
+             '| --- | --- | --- | --- |']
+    for name, records in by_variant.items():
+        seeds = ', '.join(str(r['seed']) for r in records)
+        minutes = losses = '-'
+        if records[0]['loss'] is not None:
+            minutes = ', '.join(f"{r['pretrain_minutes']:.0f}"
+                                for r in records)
+            losses = ', '.join(f"{r['loss']:.3f}" for r in records)
+        lines.append(f'| {name} | {seeds} | {minutes} | {losses} |')
+    return lines + ['', f"Pretraining in all: "
+                    f"{result['pretrain_minutes']:.0f} minutes.", '']
 
 
 def bar_chart(summary, readouts, path, title):

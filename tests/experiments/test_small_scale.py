@@ -552,6 +552,34 @@ def test_gaps_are_t_tested_paired_by_seed_at_the_longest_epoch():
         orderings=study.ordering_gaps(at_30, ['linear'])))
 
 
+def test_the_report_names_each_variants_runs_at_the_last_epoch():
+    """Which seeds the report stands on, in seed order, with the minutes and
+    loss of their last read-out epoch (a study under way: square-m2 lacks
+    seed 2); the untrained encoder has neither."""
+    from experiments.small_scale.report import markdown
+
+    def record(variant, seed, epoch, loss, minutes):
+        return dict(variant=variant, seed=seed, epoch=epoch, loss=loss,
+                    pretrain_minutes=minutes, linear=80.0)
+    records = [record('random', s, 0, None, 0.0) for s in (2, 0, 1)] + [
+        record('square-m2', 1, 30, 0.3, 20.0),
+        record('square-m2', 1, 150, 0.2196, 96.9),
+        record('square-m2', 0, 30, 0.3, 20.0),
+        record('square-m2', 0, 150, 0.2171, 99.4)]
+    lines = markdown(dict(settings=dict(readouts=['linear']),
+                          records=records, summary={'150': {}},
+                          orderings=[],
+                          pretrain_minutes=196.3)).splitlines()
+    table = lines[lines.index('#### Runs recorded'):]
+    assert 'the loss at epoch 150.' in table[2]
+    assert table[4:8] == [
+        '| variant | seeds | pretraining minutes | final loss |',
+        '| --- | --- | --- | --- |',
+        '| random | 0, 1, 2 | - | - |',
+        '| square-m2 | 0, 1 | 99, 97 | 0.217, 0.220 |']
+    assert table[9] == 'Pretraining in all: 196 minutes.'
+
+
 def test_a_variant_lacking_seeds_is_compared_by_welchs_test():
     # A study under way: patch-random has seeds 0 and 1, square-m2 seeds 0,
     # 1, 2 and 3, blob-k7 seeds 0 and 1.
