@@ -28,7 +28,7 @@ def markdown(result):
     (mean ± standard deviation over seeds) beside the paper's CIFAR10
     linear probe; then each paper ordering's gap ± standard error at each
     epoch, per readout, with its p-value, and its verdict at the
-    longest."""
+    longest; last, the runs those stand on."""
     settings = result['settings']
     readouts = settings['readouts']
     lines = []
