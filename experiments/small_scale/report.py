@@ -74,7 +74,7 @@ def markdown(result):
                          + f" | {r['verdict']} |")
         lines.append('')
     lines += _departures(result, readouts)
-    return '\n'.join(lines + _runs(result))
+    return '\n'.join(lines + _runs(result, epochs[-1]))
 
 
 def _paper_gap(summary, ordering):
@@ -134,13 +134,12 @@ def _departures(result, readouts):
     return lines + ['']
 
 
-def _runs(result):
+def _runs(result, last):
     """Which runs the report stands on: each variant's seeds, with the
-    minutes of pretraining and the loss its records give at the last
-    read-out epoch (the untrained encoder: readouts only)."""
+    minutes of pretraining and the loss its records give at ``last``, the
+    last read-out epoch (the untrained encoder: readouts only)."""
     if not result['records']:
         return []
-    last = max(r['epoch'] for r in result['records'])
     by_variant = {}
     for r in sorted(result['records'], key=lambda r: r['seed']):
         if r['epoch'] in (0, last):
