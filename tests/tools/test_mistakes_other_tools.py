@@ -45,6 +45,7 @@ MEMORY = 'tools/analysis/pretrain_memory.py'
 FLOPS = 'tools/analysis/get_flops.py'
 # Experiment commands: modules run with python -m (tool_command).
 BLOBS = 'experiments.benchmarks.blob_counts'
+GEOMETRY = 'experiments.benchmarks.layout_geometry'
 THROUGHPUT = 'experiments.benchmarks.throughput'
 PIPELINE = 'experiments.benchmarks.data_pipeline'
 LAYOUT = 'experiments.benchmarks.layout_speed'
@@ -53,8 +54,9 @@ ACCEPTANCE = 'experiments.benchmarks.gpu_acceptance'
 SCENES = 'experiments.digit_scenes'
 PAPER_SCALE = 'experiments.paper_scale'
 PAPER_SCALE_SPEED = 'experiments.benchmarks.paper_scale_speed'
-TOOLS = [EXPORT, DOWNSTREAM, MEMORY, FLOPS, BLOBS, THROUGHPUT, PIPELINE,
-         LAYOUT, STUDY, ACCEPTANCE, SCENES, PAPER_SCALE, PAPER_SCALE_SPEED]
+TOOLS = [EXPORT, DOWNSTREAM, MEMORY, FLOPS, BLOBS, GEOMETRY, THROUGHPUT,
+         PIPELINE, LAYOUT, STUDY, ACCEPTANCE, SCENES, PAPER_SCALE,
+         PAPER_SCALE_SPEED]
 
 
 @pytest.fixture(scope='module')
@@ -170,6 +172,14 @@ MISTAKES = [
      r"configs: none of the given configs is a RandSAC pretraining config "
      r"with blob segments \(segment='blob'\)"),
     ('blobs-samples', [BLOBS, '--samples', '0'],
+     r'argument --samples: must be >= 1, got 0'),
+    ('geometry-mae', [GEOMETRY, MAE_CIFAR, '--out', '{tmp}/g.json'],
+     r'configs: mae_vit-small-p4_8xb64-amp-1600e_cifar10\.py: the config '
+     r'has no RandSACSegmentGenerator'),
+    ('geometry-classifier', [GEOMETRY, FINETUNE],
+     r'configs: vit-mini-p4_finetune_digits\.py is a classifier config .*; '
+     r'this tool takes a self-supervised pretraining config'),
+    ('geometry-samples', [GEOMETRY, PRETRAIN, '--samples', '0'],
      r'argument --samples: must be >= 1, got 0'),
     ('layout-repeats', [LAYOUT, '--repeats', '0'],
      r'argument --repeats: must be >= 1, got 0'),
