@@ -41,12 +41,11 @@ PROG = 'python -m experiments.benchmarks.blob_counts'
 
 def blob_generators(paths, exact_counts):
     """(config path, RandSACSegmentGenerator) of every blob config."""
-    from mmengine.config import Config
-
+    from randsac_mm.cli.config import read_config
     from randsac_mm.datasets import RandSACSegmentGenerator
     found = []
     for path in paths:
-        cfg = Config.fromfile(path)
+        cfg = read_config(path, 'configs')
         try:
             generator = RandSACSegmentGenerator.from_config(cfg)
         except ValueError:  # not a RandSAC pretraining config

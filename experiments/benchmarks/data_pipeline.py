@@ -168,10 +168,9 @@ def check_config(path):
     """The config, if this command can time it (UserError naming it if
     not): a RandSAC pretraining config (its FLOPs need the segment layout)
     whose training pipeline loads image files."""
-    from mmengine.config import Config
-
+    from randsac_mm.cli.config import read_config
     from randsac_mm.datasets import RandSACSegmentGenerator
-    cfg = Config.fromfile(path)
+    cfg = read_config(path)
     name = osp.basename(path)
     require_kind(cfg, ('pretraining', ), 'config', path)
     try:

@@ -111,11 +111,10 @@ def summary_line(stats):
 def _segment_generator(path):
     """The layout step of a RandSAC pretraining config (UserError naming
     the config otherwise: a classifier, or MAE, draws no segments)."""
-    from mmengine.config import Config
-
+    from randsac_mm.cli.config import read_config
     from randsac_mm.cli.config_kinds import require_kind
     from randsac_mm.datasets import RandSACSegmentGenerator
-    cfg = Config.fromfile(path)
+    cfg = read_config(path, 'configs')
     require_kind(cfg, ('pretraining', ), 'configs', path)
     try:
         return RandSACSegmentGenerator.from_config(cfg)

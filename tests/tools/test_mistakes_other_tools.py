@@ -181,6 +181,13 @@ MISTAKES = [
      r'this tool takes a self-supervised pretraining config'),
     ('geometry-samples', [GEOMETRY, PRETRAIN, '--samples', '0'],
      r'argument --samples: must be >= 1, got 0'),
+    # A file that is no config: refused by name, not a traceback.
+    ('geometry-text-file', [GEOMETRY, '{tmp}/notes.txt'],
+     r"configs: '\S*notes\.txt' is not a config file \(\.py, "),
+    ('blobs-text-file', [BLOBS, '{tmp}/notes.txt'],
+     r"configs: '\S*notes\.txt' is not a config file \(\.py, "),
+    ('pipeline-text-file', [PIPELINE, '{tmp}/notes.txt'],
+     r"config: '\S*notes\.txt' is not a config file \(\.py, "),
     ('layout-repeats', [LAYOUT, '--repeats', '0'],
      r'argument --repeats: must be >= 1, got 0'),
     ('study-eval-epochs', [STUDY, '--eval-epochs', '0'],
