@@ -50,8 +50,9 @@ def labelled_loaders(data_config, train_images=None, test_images=None,
                       test_images='test_images'), **(names or {}))
     data = Config.fromfile(data_config) if isinstance(data_config, str) \
         else data_config
-    source = osp.basename(data_config) if isinstance(data_config, str) \
-        else 'the data config'
+    read_from = data_config if isinstance(data_config, str) \
+        else data.filename  # None: a Config built in code
+    source = osp.basename(read_from) if read_from else 'the data config'
     missing = [key for key in LOADERS if not data.get(key)]
     if missing:
         raise ValueError(

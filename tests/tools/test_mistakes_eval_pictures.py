@@ -72,6 +72,7 @@ def files(tmp_path_factory):
     torch.save({'meta': {'epoch': 1}}, tmp / 'no_state.pth')
     (tmp / 'notes.png').write_text('not a picture\n')
     (tmp / 'a_file').write_text('')
+    (tmp / 'broken.py').write_text('model = dict(\n')  # not Python
     (tmp / 'folder').mkdir()
     return dict(
         tmp=str(tmp),
@@ -81,6 +82,7 @@ def files(tmp_path_factory):
         no_state=str(tmp / 'no_state.pth'),
         notes=str(tmp / 'notes.png'),
         a_file=str(tmp / 'a_file'),
+        broken=str(tmp / 'broken.py'),
         folder=str(tmp / 'folder'),
         missing_dir=str(tmp / 'missing_dir'),
     )
@@ -89,6 +91,8 @@ def files(tmp_path_factory):
 # The message follows '<tool>: error: ': argparse names the script,
 # run_tool the path it was run as.
 TOOL = r'^(tools/(\S+/)?)?'
+# A config file with a syntax error, as the project's config reader says.
+NOT_PYTHON = r'is not valid Python: .* \(line 1\)$'
 ROWS = [
     # eval_frozen.py: configs of the wrong kind (4).
     as_a_user(
@@ -114,6 +118,28 @@ ROWS = [
         [EVAL, PRETRAIN, '{pre}', '--data', PRETRAIN],
         r'eval_frozen\.py: error: --data: randsac_vit-mini-p4_square-16to4_'
         r'digits\.py has no test_dataloader; it needs a train_dataloader'),
+    # A config that is not Python: one line naming the argument (4).
+    in_process(
+        'eval-config-not-python', [EVAL, '{broken}', '{pre}', '--data',
+                                   DIGITS],
+        r'eval_frozen\.py: error: config: \S*broken\.py '
+        + NOT_PYTHON),
+    in_process(
+        'eval-data-not-python', [EVAL, PRETRAIN, '{pre}', '--data',
+                                 '{broken}'],
+        r'eval_frozen\.py: error: --data: \S*broken\.py '
+        + NOT_PYTHON),
+    in_process(
+        'recon-config-not-python',
+        [RECON, '{broken}', '{pre}', '--dataset', '--out-dir',
+         '{folder}'],
+        r'vis_reconstruction\.py: error: config: \S*broken\.py '
+        + NOT_PYTHON),
+    in_process(
+        'segments-config-not-python',
+        [SEGMENTS, '--config', '{broken}', '--out-dir', '{folder}'],
+        r'vis_segments\.py: error: --config: \S*broken\.py '
+        + NOT_PYTHON),
     # eval_frozen.py, vis_reconstruction.py: CONFIG and CHECKPOINT swapped.
     in_process(
         'eval-config-and-checkpoint-swapped',

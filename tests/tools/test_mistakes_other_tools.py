@@ -65,6 +65,7 @@ def files(tmp_path_factory):
     from randsac_mm.apis import build_model
     folder = tmp_path_factory.mktemp('mistakes')
     (folder / 'notes.txt').write_text('export this\n')
+    (folder / 'broken.py').write_text('model = dict(\n')  # not Python
     torch.save([1, 2, 3], folder / 'list.pth')
     torch.save(dict(state_dict={'backbone.w': torch.zeros(1)}),
                folder / 'bare.pth')
@@ -76,6 +77,9 @@ def files(tmp_path_factory):
                     meta=dict(cfg=cfg.pretty_text)), folder / 'ln1_ln2.pth')
     return folder
 
+
+# A config file with a syntax error, as the project's config reader says.
+NOT_PYTHON = r'is not valid Python: .* \(line 1\)$'
 
 # (id, command line: '{tmp}' is the fixture's folder, the message's regex)
 MISTAKES = [
@@ -100,6 +104,9 @@ MISTAKES = [
     ('export-no-config', [EXPORT, '{tmp}/bare.pth'],
      r"checkpoint: bare\.pth stores no config .*; give its config with "
      r'--config'),
+    ('export-config-not-python', [EXPORT, '{tmp}/bare.pth', '--config',
+                                  '{tmp}/broken.py'],
+     r'--config: \S*broken\.py ' + NOT_PYTHON),
     ('export-wrong-config', [EXPORT, '{tmp}/bare.pth', '--config',
                              PRETRAIN],
      r"checkpoint: \S*bare\.pth does not fit randsac_vit-mini-p4_square-"

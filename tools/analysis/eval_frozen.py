@@ -111,10 +111,9 @@ def default_out(args):
 
 def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
-    from mmengine.config import Config
-
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
+    from randsac_mm.cli.config import read_config
     from randsac_mm.evaluation import (
         ProgressBars,
         accuracy_readouts,
@@ -126,7 +125,7 @@ def main(argv=None):
     )
 
     # Everything a mistake can be in, checked before the work.
-    cfg = Config.fromfile(args.config)
+    cfg = read_config(args.config)
     trained_with = 'give the pretraining config the checkpoint was trained ' \
         'with'
     require_kind(cfg, ('pretraining', ), 'config', args.config, hint=dict(
@@ -134,8 +133,8 @@ def main(argv=None):
         classifier=trained_with, segmentation=trained_with,
         detection=trained_with))
     loaders = labelled_loaders(
-        args.data, args.train_images, args.test_images, seed=args.seed,
-        spread=True, unaugmented=True,
+        read_config(args.data, '--data'), args.train_images,
+        args.test_images, seed=args.seed, spread=True, unaugmented=True,
         names=dict(data_config='--data', train_images='--train-images',
                    test_images='--test-images'))
     train_count = len(loaders[0].dataset)

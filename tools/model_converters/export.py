@@ -57,15 +57,15 @@ def load_checkpoint(path, config=None):
     """The checkpoint's model and config, or UserError naming the argument:
     not a torch checkpoint, no state_dict, no config stored, not a
     pretraining or classifier model, weights that do not fit."""
-    from mmengine.config import Config
-
     from randsac_mm.apis import build_model
     from randsac_mm.checkpoint.reading import read_checkpoint, stored_config
+    from randsac_mm.cli.config import read_config
     from randsac_mm.evaluation.weights import load_weights
     name = osp.basename(path)
     checkpoint, _ = read_checkpoint(path, 'checkpoint')
     argument = '--config' if config else 'checkpoint'
-    cfg = Config.fromfile(config) if config else stored_config(checkpoint)
+    cfg = read_config(config, '--config') if config else \
+        stored_config(checkpoint)
     if cfg is None:
         raise UserError(f'checkpoint: {name} stores no config (mmengine '
                         "writes it in meta['cfg']); give its config with "

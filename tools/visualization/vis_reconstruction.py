@@ -112,10 +112,9 @@ def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
     from randsac_mm.cli.device import use_device_or_exit
     use_device_or_exit(args.device, sys.argv[0])
-    from mmengine.config import Config
-
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
+    from randsac_mm.cli.config import read_config
     from randsac_mm.datasets import RandSACSegmentGenerator
     from randsac_mm.evaluation import (
         ProgressBars,
@@ -126,7 +125,7 @@ def main(argv=None):
         dataset_images,
         write_reconstructions,
     )
-    cfg = Config.fromfile(args.config)
+    cfg = read_config(args.config)
     try:
         generator = RandSACSegmentGenerator.from_config(cfg)
     except ValueError as e:

@@ -116,10 +116,9 @@ def config_layout(args):
                  num_segments=args.num_segments, hierarchy=args.hierarchy)
     generator = None
     if args.config is not None:
-        from mmengine.config import Config
-
+        from randsac_mm.cli.config import read_config
         from randsac_mm.datasets import RandSACSegmentGenerator
-        cfg = Config.fromfile(args.config)
+        cfg = read_config(args.config, '--config')
         if any(step.get('type') == 'RandSACSegmentGenerator'
                for step in cfg.get('train_dataloader', {}).get(
                    'dataset', {}).get('pipeline', [])):
@@ -196,13 +195,13 @@ def load_image(args):
                             f'read ({type(e).__name__}); give a PNG, JPEG, '
                             '... file') from e
         return image, osp.splitext(osp.basename(args.img))[0]
-    from mmengine.config import Config
     from mmengine.registry import init_default_scope
     from mmpretrain.registry import DATASETS
 
     import randsac_mm.registration  # noqa: F401  (registers the datasets)
+    from randsac_mm.cli.config import read_config
     init_default_scope('mmpretrain')
-    cfg = Config.fromfile(args.config)
+    cfg = read_config(args.config, '--config')
     if not cfg.get('train_dataloader'):
         raise UserError(f'--config: {osp.basename(args.config)} has no '
                         'train_dataloader to take an image from')
