@@ -29,7 +29,6 @@ from randsac_mm.cli.args import (
     positive_float,
     positive_int,
 )
-from randsac_mm.cli.config_kinds import require_kind
 from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
 
 from ..benchmark_io import machine_info, write_json
@@ -168,16 +167,14 @@ def check_config(path):
     """The config, if this command can time it (UserError naming it if
     not): a RandSAC pretraining config (its FLOPs need the segment layout)
     whose training pipeline loads image files."""
+    from randsac_mm.cli.builds import build_segment_generator
     from randsac_mm.cli.config import read_config
-    from randsac_mm.datasets import RandSACSegmentGenerator
     cfg = read_config(path)
-    name = osp.basename(path)
-    require_kind(cfg, ('pretraining', ), 'config', path)
+    build_segment_generator(cfg, 'config', path)
     try:
-        RandSACSegmentGenerator.from_config(cfg)
         check_loads_files(cfg.train_dataloader.dataset.get('pipeline'))
     except ValueError as e:
-        raise UserError(f'config: {name}: {e}')
+        raise UserError(f'config: {osp.basename(path)}: {e}') from None
     return cfg
 
 

@@ -33,7 +33,7 @@ from randsac_mm.cli.args import (
     positive_int,
     seed_value,
 )
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 
 from .. import REPO_ROOT
 
@@ -111,15 +111,10 @@ def summary_line(stats):
 def _segment_generator(path):
     """The layout step of a RandSAC pretraining config (UserError naming
     the config otherwise: a classifier, or MAE, draws no segments)."""
+    from randsac_mm.cli.builds import build_segment_generator
     from randsac_mm.cli.config import read_config
-    from randsac_mm.cli.config_kinds import require_kind
-    from randsac_mm.datasets import RandSACSegmentGenerator
-    cfg = read_config(path, 'configs')
-    require_kind(cfg, ('pretraining', ), 'configs', path)
-    try:
-        return RandSACSegmentGenerator.from_config(cfg)
-    except ValueError as err:
-        raise UserError(f'configs: {osp.basename(path)}: {err}') from None
+    return build_segment_generator(read_config(path, 'configs'), 'configs',
+                                   path)
 
 
 def parse_args(argv=None):

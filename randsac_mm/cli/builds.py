@@ -6,10 +6,12 @@ error's text), a data set with no items or a batch size below 1 is named.
 studies check their configs with them before anything is made."""
 import copy
 import inspect
+import os.path as osp
 
 from .errors import UserError, one_line
 
-__all__ = ['build_error', 'build_model_for_checks', 'check_first_item',
+__all__ = ['build_error', 'build_model_for_checks',
+           'build_segment_generator', 'check_first_item',
            'check_model_builds', 'check_optimizer_builds', 'in_scope']
 
 
@@ -124,6 +126,30 @@ def check_model_builds(cfg):
         return build_model_for_checks(cfg)
     except TypeError as error:
         raise UserError(build_error(cfg.model, 'model', error)) from error
+
+
+def build_segment_generator(cfg, argument, path):
+    """The layout step of a RandSAC pretraining config, built
+    (``RandSACSegmentGenerator.from_config``), for the tools that draw its
+    layouts.
+
+    Args:
+        cfg (mmengine.Config): the config given.
+        argument (str): the argument that named it, e.g. 'config'.
+        path (str): its file, for the message.
+
+    Raises:
+        UserError: one line naming ``argument`` and the file: a config of
+            another kind (a classifier, a data config), or a pretraining
+            config whose pipeline draws no layouts (MAE).
+    """
+    from ..datasets import RandSACSegmentGenerator
+    from .config_kinds import require_kind
+    require_kind(cfg, ('pretraining', ), argument, path)
+    try:
+        return RandSACSegmentGenerator.from_config(cfg)
+    except ValueError as e:
+        raise UserError(f'{argument}: {osp.basename(path)}: {e}') from None
 
 
 def check_optimizer_builds(cfg, model):

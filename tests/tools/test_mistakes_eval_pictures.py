@@ -240,7 +240,8 @@ ROWS = [
         'recon-linear-probe-config',
         [RECON, LINEAR, '{pre}', '--dataset', '--out-dir', '{folder}'],
         r'vis_reconstruction\.py: error: config: vit-mini-p4_linear_digits'
-        r'\.py: .*not a RandSAC pretraining config$'),
+        r'\.py is a classifier config .*; this tool takes a self-supervised '
+        r'pretraining config'),
     in_process(
         'recon-checkpoint-of-another-model',
         [RECON, PRETRAIN, '{cls}', '--dataset', '--out-dir', '{folder}'],

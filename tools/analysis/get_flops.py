@@ -8,11 +8,9 @@ multiply-accumulates of one image, one sampled layout (see
 ``--full-length`` counts every token in both the encoder and the decoder
 (no segment left out), the sequence lengths the paper's figures match.
 """
-import os.path as osp
 
 from randsac_mm.cli.args import add_cfg_options, seed_value
-from randsac_mm.cli.config_kinds import require_kind
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CONFIG, OUTPUT_FILE, write_json
 
@@ -50,19 +48,16 @@ def main(argv=None):
         sample_token_rank,
     )
     from randsac_mm.analysis.paper import paper_architecture_flops
-    from randsac_mm.cli.builds import check_model_builds
+    from randsac_mm.cli.builds import (
+        build_segment_generator,
+        check_model_builds,
+    )
     from randsac_mm.cli.config import read_config
     cfg = read_config(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
-    require_kind(cfg, ('pretraining', ), 'config', args.config)
+    build_segment_generator(cfg, 'config', args.config)  # FLOPs need it
     check_model_builds(cfg)  # a key no class takes: one line naming it
-    from randsac_mm.datasets import RandSACSegmentGenerator
-    try:
-        RandSACSegmentGenerator.from_config(cfg)
-    except ValueError as e:
-        raise UserError(f'config: {osp.basename(args.config)}: {e} (this '
-                        'tool counts the segment layout of RandSAC)')
     init_default_scope('mmpretrain')
     token_rank, num_segments = sample_token_rank(cfg, args.seed)
     names = ARCHITECTURES if args.compare_architectures else ('config', )

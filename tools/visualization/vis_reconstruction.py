@@ -114,8 +114,8 @@ def main(argv=None):
     use_device_or_exit(args.device, sys.argv[0])
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
+    from randsac_mm.cli.builds import build_segment_generator
     from randsac_mm.cli.config import read_config
-    from randsac_mm.datasets import RandSACSegmentGenerator
     from randsac_mm.evaluation import (
         ProgressBars,
         load_weights,
@@ -126,10 +126,7 @@ def main(argv=None):
         write_reconstructions,
     )
     cfg = read_config(args.config)
-    try:
-        generator = RandSACSegmentGenerator.from_config(cfg)
-    except ValueError as e:
-        raise UserError(f'config: {osp.basename(args.config)}: {e}') from e
+    generator = build_segment_generator(cfg, 'config', args.config)
     if args.img:
         images = read_images(args.img)
         names = output_names(args.img)
