@@ -50,9 +50,8 @@ def labelled_loaders(data_config, train_images=None, test_images=None,
                       test_images='test_images'), **(names or {}))
     data = Config.fromfile(data_config) if isinstance(data_config, str) \
         else data_config
-    read_from = data_config if isinstance(data_config, str) \
-        else data.filename  # None: a Config built in code
-    source = osp.basename(read_from) if read_from else 'the data config'
+    source = osp.basename(data.filename) if data.filename \
+        else 'the data config'  # a Config built in code has no file
     missing = [key for key in LOADERS if not data.get(key)]
     if missing:
         raise ValueError(
