@@ -42,7 +42,7 @@ from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
 
 from ..seed_statistics import compare, p_cell, verdict
 from .runs import TASKS, TransferSettings
-from .steps import run_study
+from .steps import by_seed, run_study
 
 PRETRAINED = ('randsac-square', 'randsac-patch-random', 'mae')
 RANDSAC = ('randsac-square', 'randsac-patch-random')
@@ -70,12 +70,6 @@ def studies(epochs, seeds, inits, tasks, work_dir, records,
                                work_dir=osp.join(work_dir, f'epochs_{n}'),
                                records=osp.join(records, f'epochs_{n}'))))
     return out
-
-
-def by_seed(rows, task, metric, init):
-    """{seed: value} of one initialisation's rows."""
-    return {r['seed']: r['value'] for r in rows if r['task'] == task
-            and r['metric'] == metric and r['init'] == init}
 
 
 def curve_entries(results):

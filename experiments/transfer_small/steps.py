@@ -277,30 +277,36 @@ def table_rows(records):
     return rows
 
 
+def by_seed(rows, task, metric, init):
+    """{seed: value} of one initialisation's rows."""
+    return {r['seed']: r['value'] for r in rows if r['task'] == task
+            and r['metric'] == metric and r['init'] == init}
+
+
 def summary(rows, settings):
     """Mean, spread (sample standard deviation; None with one seed) and the
-    gain over random init of each (task, metric, init), over the seeds run.
+    gain over random init of each (task, metric, init), over the seeds run;
+    the gain over the seeds both have, paired by seed.
     """
     out = []
     for task in settings.tasks:
         for metric in TASKS[task]['metrics']:
-            values = {init: [r['value'] for r in rows if r['task'] == task
-                             and r['metric'] == metric and r['init'] == init]
+            values = {init: by_seed(rows, task, metric, init)
                       for init in settings.inits
                       if init in TASKS[task]['inits']}
-            random = values.get('random')
-            for init, vals in values.items():
-                if not vals:
+            random = values.get('random', {})
+            for init, mine in values.items():
+                if not mine:
                     continue
+                vals = list(mine.values())
                 entry = dict(task=task, metric=metric, init=init,
                              seeds=len(vals), mean=statistics.mean(vals),
                              std=statistics.stdev(vals) if len(vals) > 1
                              else None)
-                if random and init != 'random':
-                    paired = min(len(vals), len(random))
+                paired = sorted(mine.keys() & random.keys())
+                if paired and init != 'random':
                     entry['gain_over_random'] = statistics.mean(
-                        a - b for a, b in zip(vals[:paired],
-                                              random[:paired]))
+                        mine[s] - random[s] for s in paired)
                 out.append(entry)
     return out
 
@@ -351,7 +357,7 @@ def run_study(settings, log=print):
                 f"({step_minutes(record):.1f} min)")
     rows = table_rows(records)
     minutes['downstream'] = sum(step_minutes(r) for r in records)
-    result = dict(settings=table_settings(settings), rows=rows,
+    result = dict(settings=table_settings(settings, rows), rows=rows,
                   summary=summary(rows, settings), token_identity=readouts,
                   minutes=minutes)
     write_json(settings.records.rstrip('/') + '.json', result)  # the table
@@ -361,18 +367,23 @@ def run_study(settings, log=print):
     return result
 
 
-def table_settings(settings):
+def table_settings(settings, rows=()):
     """The settings a study's table names: what its runs hold, not how it
-    ran (reporting, reading out, quick); another study's pretrainings only
-    when used, so that a report of a study that used none writes the same
-    table again; the pretraining's length and digits only where an
-    initialisation is pretrained (random init's table holds no length)."""
+    ran (reporting, reading out, quick); the seeds its ``rows`` hold where
+    it has rows (a report asked for seeds 0-4 of a study recorded at 0-2
+    names 0-2); another study's pretrainings only when used, so that a
+    report of a study that used none writes the same table again; the
+    pretraining's length and digits only where an initialisation is
+    pretrained (random init's table holds no length)."""
     pretrained = any(INITS[i][0] for i in settings.inits)
-    return {k: v for k, v in asdict(settings).items()
-            if k not in ('report_only', 'readout_only', 'quick')
-            and not (k == 'pretrained_from' and v is None)
-            and (pretrained or k not in ('pretrain_epochs',
-                                         'pretrain_digits'))}
+    table = {k: v for k, v in asdict(settings).items()
+             if k not in ('report_only', 'readout_only', 'quick')
+             and not (k == 'pretrained_from' and v is None)
+             and (pretrained or k not in ('pretrain_epochs',
+                                          'pretrain_digits'))}
+    if rows:
+        table['seeds'] = sorted({r['seed'] for r in rows})
+    return table
 
 
 def ensure_scenes(settings, log=print):

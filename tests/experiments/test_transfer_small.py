@@ -155,6 +155,19 @@ def test_summary_spreads_over_seeds_and_pairs_gains_by_seed():
     assert 'gain_over_random' not in entries['random']
 
 
+def test_summary_pairs_a_gain_by_seed_not_by_position():
+    # MAE recorded at seeds 1 and 2 only: paired with random init's 1 and 2.
+    rows = [dict(task='segmentation', metric='mIoU', init=init, seed=seed,
+                 value=value)
+            for init, seed, value in (('random', 0, 40.0), ('random', 1, 44.0),
+                                      ('random', 2, 50.0), ('mae', 1, 45.0),
+                                      ('mae', 2, 52.0))]
+    settings = runs.TransferSettings(tasks=('segmentation', ),
+                                     inits=('mae', 'random'))
+    entries = {e['init']: e for e in study.summary(rows, settings)}
+    assert entries['mae']['gain_over_random'] == pytest.approx(1.5)
+
+
 def test_unknown_initialisation_is_refused_with_the_choices():
     with pytest.raises(SystemExit):
         cli.parse_args(['--inits', 'imagenet'])
@@ -422,6 +435,16 @@ def test_a_table_names_the_pretraining_length_only_where_one_is_used():
     both = study.table_settings(runs.TransferSettings(
         inits=('random', 'mae'), pretrain_epochs=40))
     assert (both['pretrain_epochs'], both['pretrain_digits']) == (40, 4000)
+
+
+def test_a_table_names_the_seeds_its_rows_hold_not_those_asked():
+    # A report asked for seeds 0-4 of a study recorded at seeds 0 and 2.
+    asked = runs.TransferSettings(inits=('random', ), seeds=(0, 1, 2, 3, 4),
+                                  report_only=True)
+    rows = [dict(task='segmentation', metric='mIoU', init='random', seed=s,
+                 value=40.0) for s in (2, 0)]
+    assert study.table_settings(asked, rows)['seeds'] == [0, 2]
+    assert study.table_settings(asked)['seeds'] == (0, 1, 2, 3, 4)
 
 
 def test_a_pretraining_made_again_keeps_its_record_or_keeps_it_inside(
