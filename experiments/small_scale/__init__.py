@@ -73,6 +73,7 @@ from .plan import (
     VARIANTS,
     StudyPlan,
     StudySettings,
+    ordering_design,
 )
 from .runs import (
     checkpoint_name,
@@ -92,7 +93,8 @@ __all__ = ['CONFIGS', 'CUDA_WORKERS', 'CURVE', 'EVAL_DATA', 'GPU_STUDY',
            'ORDERINGS', 'PROG', 'QUICK', 'READOUT_NAMES', 'SMALL_SCALE',
            'StudyPlan', 'StudySettings', 'VARIANTS', 'add_settings_args',
            'checkpoint_name', 'evaluate', 'is_recorded', 'log_records',
-           'main', 'ordering_gaps', 'parse_args', 'pretrain',
+           'main', 'ordering_design', 'ordering_gaps', 'parse_args',
+           'pretrain',
            'recorded_readouts', 'run_dir', 'run_is_recorded', 'run_one',
            'run_study',
            'set_checkpoints', 'study_loaders', 'summarize', 'variant_config',

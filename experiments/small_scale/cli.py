@@ -3,6 +3,7 @@ and its course: every run of the plan, then the summaries, verdicts and
 report."""
 import argparse
 import functools
+import json
 import os
 import os.path as osp
 from dataclasses import asdict, replace
@@ -10,6 +11,7 @@ from dataclasses import asdict, replace
 from randsac_mm.cli.args import HelpFormatter, positive_int, seed_value
 from randsac_mm.cli.device import DEVICES, NoUsableCuda, use_device
 from randsac_mm.cli.errors import UserError, add_debug_arg
+from randsac_mm.cli.paths import write_json
 from randsac_mm.evaluation import (
     labelled_loaders,
 )
@@ -25,6 +27,7 @@ from .plan import (
     PROG,
     QUICK,
     READOUT_NAMES,
+    SMALL_SCALE,
     VARIANTS,
     StudySettings,
 )
@@ -145,21 +148,61 @@ def write_results(records, settings):
                         'settings is recorded there; give the folder that '
                         'holds the records, or run the study without '
                         '--report-only first')
+    result = study_result(records, settings)
+    from .report import write_report
+    write_report(result, settings)
+    return result
+
+
+def study_result(records, settings):
+    """What study.json holds: the settings, ``records``, the summary per
+    read-out epoch, the orderings with their verdicts under the settings'
+    design, the design, and the minutes of pretraining."""
     # The untrained encoder (epoch 0) is the baseline at every epoch.
     summaries = {epoch: summarize(
         [r for r in records if r['epoch'] in (0, epoch)], settings.variants,
         settings.readouts, settings.plan) for epoch in settings.eval_epochs}
-    orderings = ordering_gaps(summaries, settings.readouts, settings.plan)
-    shown = dict(_portable_paths(asdict(settings)), plan=settings.plan.name)
-    result = dict(settings=shown,
-                  records=records,
-                  summary={str(e): s for e, s in summaries.items()},
-                  orderings=orderings,
-                  pretrain_minutes=sum(
-                      r['pretrain_minutes'] for r in records
-                      if r['epoch'] == settings.eval_epochs[-1]))
-    from .report import write_report
-    write_report(result, settings)
+    design = settings.study_design()
+    orderings = ordering_gaps(summaries, settings.readouts, design,
+                              settings.plan)
+    shown = {k: v for k, v in asdict(settings).items() if k != 'design'}
+    return dict(settings=dict(_portable_paths(shown),
+                              plan=settings.plan.name),
+                records=records,
+                summary={str(e): s for e, s in summaries.items()},
+                orderings=orderings,
+                design=design.as_dict(),
+                pretrain_minutes=sum(
+                    r['pretrain_minutes'] for r in records
+                    if r['epoch'] == settings.eval_epochs[-1]))
+
+
+def rewrite_report(path, design=None):
+    """Writes a committed report (``path``, a study.json) and its markdown
+    beside it (``.md``) again from the records it holds, under the current
+    rule and ``design`` (None: the design of its own settings). The
+    5-epoch table keeps its runs' records only in its report.
+
+    Raises:
+        UserError: ``path`` is not a small-scale study's report.
+    """
+    try:
+        with open(path) as f:
+            old = json.load(f)
+        shown = dict(old['settings'])
+        records = old['records']
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise UserError(f'--from-json {path}: not a study report with '
+                        f'settings and records ({e})') from None
+    if shown.pop('plan', SMALL_SCALE.name) != SMALL_SCALE.name:
+        raise UserError(f'--from-json {path}: a report of another plan; '
+                        f'this command rewrites {SMALL_SCALE.name} reports')
+    settings = StudySettings(**dict(shown, report_only=True, design=design))
+    result = study_result(records, settings)
+    write_json(path, result)
+    from .report import markdown
+    with open(osp.splitext(path)[0] + '.md', 'w') as f:
+        f.write(markdown(result))
     return result
 
 
@@ -236,6 +279,12 @@ def parse_args(argv=None):
                         help='train and evaluate nothing: write the report '
                         'of the runs already recorded in --work-dir (a '
                         'study under way)')
+    parser.add_argument('--from-json', metavar='STUDY_JSON',
+                        help='with --report-only: the records are those a '
+                        "report holds (the 5-epoch table's, "
+                        'docs/benchmarks/small_scale_study.json): write it '
+                        'and its .md again under the current verdict rule, '
+                        "with the preset's design, else its own settings'")
     add_debug_arg(parser)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument('--quick', action='store_true',
@@ -251,7 +300,11 @@ def parse_args(argv=None):
                       help='the curve on all images, for one H100 in about '
                       '15 minutes (an estimate): ' + ', '.join(
                           f'{k}={v}' for k, v in GPU_STUDY.items()))
+    parser.set_defaults(design=None)  # a preset's (StudySettings.design)
     args = parser.parse_args(argv)
+    if args.from_json and not args.report_only:
+        parser.error('argument --from-json: rewrites a report; give '
+                     '--report-only with it')
     preset = QUICK if args.quick else CURVE if args.curve else \
         LONG_CURVE if args.long_curve else \
         GPU_STUDY if args.gpu_study else {}
@@ -277,6 +330,11 @@ def main(argv=None):
     import randsac_mm.registration  # noqa: F401  (registers)
 
     from .report import markdown
+    if args.from_json:
+        result = rewrite_report(args.from_json, args.design)
+        print(markdown(result))
+        print(f'wrote {args.from_json} and its .md')
+        return
     # A setting out of range: StudySettings' ValueError, one line (run_tool).
     settings = StudySettings(
         configs=CONFIGS, eval_data=EVAL_DATA,
@@ -284,7 +342,7 @@ def main(argv=None):
             'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
             'train_images', 'test_images', 'probe_images', 'probe_epochs',
             'probe_seeds', 'data_root', 'work_dir', 'device', 'quick',
-            'report_only', 'cpu_precision')
+            'report_only', 'cpu_precision', 'design')
             if getattr(args, k) is not None})
     result = run_study(settings, log=lambda line: print(line, flush=True))
     print('\n' + markdown(result))

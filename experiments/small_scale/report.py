@@ -15,20 +15,25 @@ def _cell(stats):
 
 
 def _gap(point):
-    """'+0.71 ± 0.20, p 0.031' (Welch's test marked: a variant lacks seeds
-    the other has)."""
+    """'+0.71 ± 0.20, p 0.031' (Welch's test marked: no seed shared)."""
     text = f"{point['gap']:+.2f} ± {cell(point['se'], '.2f')}"
     if point['p'] is not None:
         text += f', {p_cell(point)}'
     return text + (' (Welch)' if point['test'] == 'welch' else '')
 
 
+def _seeds(seeds):
+    return ', '.join(map(str, seeds))
+
+
 def markdown(result):
     """The study's tables: per read-out epoch, every variant's readouts
     (mean ± standard deviation over seeds) beside the paper's CIFAR10
-    linear probe; then each paper ordering's gap ± standard error at each
-    epoch, per readout, with its p-value, and its verdict at the
-    longest; last, the runs those stand on."""
+    linear probe; the design (planned seeds, further looks, families);
+    then each paper ordering's gap ± standard error at each epoch, per
+    readout, with its p-value, and at the final length its p_holm and
+    verdict; the further looks; what went against the paper; last, the
+    runs those stand on."""
     settings = result['settings']
     readouts = settings['readouts']
     lines = []
@@ -54,27 +59,78 @@ def markdown(result):
               "; 'random' is the untrained encoder.", '']
     epochs = [int(e) for e in result['summary']]
     last = result['summary'][str(epochs[-1])]
+    lines += _design(result['design'], epochs[-1])
     for readout in readouts:
         lines += [f'#### Paper orderings, {readout_title(readout)}: gap ± '
                   'standard error (points), two-sided p', '',
-                  'A t-test paired by seed (Welch where a variant lacks '
-                  'seeds the other has); decided at p < 0.05 from three '
-                  "seeds a side. The paper's gap in its CIFAR10 linear "
-                  'probe beside.', '',
                   '| paper ordering | paper LIN gap | ' + ' | '.join(
-                      f'{e} ep' for e in epochs) + ' | at the longest |',
+                      f'{e} ep' for e in epochs) + ' | p_holm | verdict |',
                   '| --- | ---: | ' + ' | '.join('---:' for _ in epochs) +
-                  ' | --- |']
+                  ' | ---: | --- |']
         for o in result['orderings']:
             r = o['readouts'][readout]
-            by_epoch = {p['epoch']: _gap(p) for p in r['by_epoch']}
-            lines.append(f"| {o['worse']} < {o['better']}: {o['paper']} | "
-                         f"{_paper_gap(last, o)} | "
-                         + ' | '.join(by_epoch.get(e, '-') for e in epochs)
-                         + f" | {r['verdict']} |")
+            by_epoch = {p['epoch']: p for p in r['by_epoch']}
+            final = by_epoch.get(epochs[-1])
+            lines.append(
+                f"| {o['worse']} < {o['better']}: {o['paper']} | "
+                f"{_paper_gap(last, o)} | "
+                + ' | '.join(_gap(by_epoch[e]) if e in by_epoch else '-'
+                             for e in epochs)
+                + f" | {cell(final and final['p_holm'], '.3f')} | "
+                f"{r['verdict']} |")
         lines.append('')
-    lines += _departures(result, readouts)
+    lines += _further_looks(result, readouts, epochs[-1])
+    lines += _departures(result, readouts, epochs)
     return '\n'.join(lines + _runs(result, epochs[-1]))
+
+
+def _design(design, final):
+    """What the study fixed before its runs, and how its verdicts are
+    drawn from it."""
+    families = '; '.join(f"{name} ({f['size']} gaps)"
+                         for name, f in design['families'].items())
+    looks = '; '.join(f'seeds {_seeds(look)}' for look in design['looks'])
+    return ['#### Design', '',
+            f"Planned seeds {_seeds(design['seeds'])}"
+            + (f'; added after the runs, one further look each: {looks}'
+               if looks else '; none added') + '.',
+            f'Families at {final} epochs, each corrected by Holm: '
+            f'{families}. A gap is decided where p_holm < 0.05; gaps at '
+            'other lengths are exploratory (p only). A t-test paired on the '
+            "seeds both variants have (Welch's where they share none); no "
+            'verdict from fewer than three seeds a side, nor from '
+            "differences without spread. The paper's gap in its CIFAR10 "
+            'linear probe beside.', '']
+
+
+def _further_looks(result, readouts, final):
+    """The final length's gaps over the planned and the added seeds: p
+    times the looks taken, then Holm within the family."""
+    lines = []
+    for o in result['orderings']:
+        for readout in readouts:
+            point = next((p for p in o['readouts'][readout]['by_epoch']
+                          if p['epoch'] == final), None)
+            look = point and point['further_look']
+            if look:
+                lines.append(
+                    f"| {o['worse']} < {o['better']} | "
+                    f"{readout_title(readout)} | {_seeds(look['seeds'])} | "
+                    f"{_gap(look)} | {look['looks']} | "
+                    f"{cell(look['p_looks'], '.3f')} | "
+                    f"{cell(look.get('p_holm'), '.3f')} | "
+                    f"{look['verdict']} |")
+    if not lines:
+        return []
+    return ['#### Further looks (seeds added after the runs)', '',
+            f'At {final} epochs, over the planned and the added seeds; '
+            'p_looks is p times the looks taken (Bonferroni over looks), '
+            'p_holm corrects it within the family. The verdicts above are '
+            "the planned seeds'.", '',
+            '| ordering | readout | seeds | gap ± SE, p | looks | p_looks '
+            '| p_holm | verdict |',
+            '| --- | --- | --- | ---: | ---: | ---: | ---: | --- |',
+            *lines, '']
 
 
 def _paper_gap(summary, ordering):
@@ -109,26 +165,38 @@ def _linear_tables(config):
             if LINEAR in r['Metrics']}
 
 
-def _departures(result, readouts):
-    """What did not come out as the paper says, at the longest: the
-    orderings reversed or undecided; then those measured with fewer seeds
-    than a verdict needs."""
-    departed, pending = [], []
+def _departures(result, readouts, epochs):
+    """What did not come out as the paper says: at the final length, the
+    orderings reversed or undecided; at the other lengths, the gaps
+    against the paper with p < 0.05 before any correction (exploratory);
+    then those measured with fewer seeds than a verdict needs."""
+    departed, pending, contrary = [], [], []
     for o in result['orderings']:
         for readout in readouts:
             r = o['readouts'][readout]
-            line = (f"- {o['worse']} < {o['better']} ({o['paper']}), "
-                    f"{readout_title(readout)}: {_gap(r['by_epoch'][-1])}, "
-                    f"{r['verdict']}")
-            if r['verdict'].startswith(('reversed', 'undecided')):
-                departed.append(line)
-            elif r['verdict'] != 'holds':
-                pending.append(line)
+            name = (f"{o['worse']} < {o['better']} ({o['paper']}), "
+                    f'{readout_title(readout)}')
+            final = [p for p in r['by_epoch'] if p['epoch'] == epochs[-1]]
+            if final and r['verdict'].startswith(('reversed', 'undecided')):
+                departed.append(f"- {name}: {_gap(final[0])}, p_holm "
+                                f"{cell(final[0]['p_holm'], '.3f')}, "
+                                f"{r['verdict']}")
+            elif final and r['verdict'] != 'holds':
+                pending.append(f"- {name}: {_gap(final[0])}, {r['verdict']}")
+            contrary += [f"- {name}, {p['epoch']} epochs: {_gap(p)}"
+                         for p in r['by_epoch'] if p['epoch'] != epochs[-1]
+                         and p['p'] is not None and p['p'] < 0.05
+                         and p['gap'] < 0]
     lines = ['#### Not as the paper says', '',
              f"Of the {len(result['orderings'])} paper orderings measured "
-             '(both variants recorded), at the longest:', '']
-    lines += departed or ['- none: each measured ordering holds (p < 0.05), '
-                          'or has too few seeds for a verdict (below).']
+             f'(both variants recorded), at {epochs[-1]} epochs:', '']
+    lines += departed or ['- none: each measured ordering holds '
+                          '(p_holm < 0.05), or has too few seeds for a '
+                          'verdict (below).']
+    if contrary:
+        lines += ['', 'At other lengths, against the paper with p < 0.05 '
+                  'before correction (exploratory, not decided):', '',
+                  *contrary]
     if pending:
         lines += ['', '#### No verdict yet (too few seeds)', ''] + pending
     return lines + ['']

@@ -18,11 +18,13 @@ Mask R-CNN instead (for example at the longest length only).
 
 The report, ``<records>.json``, ``.md`` and ``.png``: for each length and
 pretraining, the gain over random init with its standard error and
-p-value, paired by seed (Welch's test where one side has seeds the other
-lacks), and RandSAC against MAE the same way; a gap is decided at
-p < 0.05 from three seeds a side (``experiments.seed_statistics``). The
-picture: the gain against the pretraining epochs, one line per
-pretraining.
+p-value, over the planned seeds 0-2 and paired on the seeds both sides
+have, and RandSAC against MAE the same way (``experiments.seed_statistics``).
+At the longest length two families, each corrected by Holm, are decided:
+pretraining pays (each pretraining over random init) and RandSAC against
+MAE; the other lengths are exploratory. Seeds 3 and 4, added after the
+runs at 160 epochs, are further looks. The picture: the gain against the
+pretraining epochs, one line per pretraining.
 """
 PROG = 'python -m experiments.transfer_small.curve'
 if __name__ == '__main__':  # Ctrl-C in the imports below: one line
@@ -40,15 +42,45 @@ from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
 
-from ..seed_statistics import compare, p_cell, verdict
+from ..cells import cell
+from ..seed_statistics import (
+    StudyDesign,
+    apply_families,
+    judge,
+    p_cell,
+    verdict,
+)
 from .runs import TASKS, TransferSettings
 from .steps import by_seed, run_study
 
 PRETRAINED = ('randsac-square', 'randsac-patch-random', 'mae')
 RANDSAC = ('randsac-square', 'randsac-patch-random')
-DEFAULTS = dict(epochs=(10, 40, 160), seeds=(0, 1, 2), inits=PRETRAINED,
+# The seeds planned before the runs. Seeds added afterwards, per task, one
+# look each: to segmentation, seed 3, then seed 4 (random init, RandSAC
+# square and MAE at 160 epochs); none to detection.
+PLANNED_SEEDS = (0, 1, 2)
+ADDED_SEEDS = dict(segmentation=((3, ), (4, )), detection=())
+DEFAULTS = dict(epochs=(10, 40, 160), seeds=PLANNED_SEEDS, inits=PRETRAINED,
                 tasks=('segmentation', ), work_dir='work_dirs/transfer_curve',
                 records='docs/benchmarks/transfer_curve')
+
+
+def curve_design(epochs, inits, tasks):
+    """The curve's design: the planned seeds and looks, and two families
+    at the longest length, each over every task and metric: pretraining
+    pays (each pretraining over random init) and RandSAC against MAE. A
+    gap's key is ``(task, metric, epochs, init, baseline)``."""
+    final = max(epochs)
+    metrics = [(t, m) for t in tasks for m in TASKS[t]['metrics']]
+    families = {
+        'pretraining pays': tuple((t, m, final, i, 'random')
+                                  for t, m in metrics for i in inits),
+        'RandSAC vs MAE': tuple((t, m, final, i, 'mae')
+                                for t, m in metrics for i in RANDSAC
+                                if i in inits and 'mae' in inits)}
+    looks = next((ADDED_SEEDS[t] for t in tasks if ADDED_SEEDS[t]), ())
+    return StudyDesign(seeds=PLANNED_SEEDS, looks=looks,
+                       families={k: v for k, v in families.items() if v})
 
 
 def studies(epochs, seeds, inits, tasks, work_dir, records,
@@ -72,21 +104,23 @@ def studies(epochs, seeds, inits, tasks, work_dir, records,
     return out
 
 
-def curve_entries(results):
+def curve_entries(results, design):
     """The curve's figures from each study's table.
 
     Args:
         results (list[tuple[int | None, dict]]): (epochs or None, the
             study's result: its ``rows``).
+        design (StudyDesign): of :func:`curve_design`.
 
     Returns:
         dict: ``points`` (per task, metric, length and pretraining: the
-        mean, the gain over random init with its SE, the verdict) and
-        ``randsac_vs_mae`` (per length, each RandSAC against MAE).
+        mean, the gain over random init with its SE, p, p_holm and
+        verdict), ``randsac_vs_mae`` (per length, each RandSAC against
+        MAE) and ``random`` (random init's values).
     """
     random_rows = [r for n, result in results if n is None
                    for r in result['rows']]
-    points, versus = [], []
+    points, versus, gaps = [], [], {}
     for n, result in results:
         if n is None:
             continue
@@ -98,25 +132,43 @@ def curve_entries(results):
                 for init, mine in values.items():
                     if not mine:
                         continue
-                    gain = compare(mine, random)
+                    gain = gaps[task, metric, n, init, 'random'] = judge(
+                        mine, random, design)
                     points.append(dict(
                         task=task, metric=metric, epochs=n, init=init,
                         seeds=sorted(mine),
                         mean=statistics.fmean(mine.values()),
-                        gain_over_random=gain, verdict=gain and verdict(
-                            gain, 'above random init', 'below random init')))
+                        gain_over_random=gain))
                 for init in RANDSAC:
-                    gap = compare(values[init], values['mae'])
+                    gap = judge(values[init], values['mae'], design)
                     if gap:
-                        versus.append(dict(
-                            task=task, metric=metric, epochs=n, init=init,
-                            **gap, verdict=verdict(gap, 'RandSAC above',
-                                                  'MAE above')))
+                        gaps[task, metric, n, init, 'mae'] = gap
+                        versus.append(dict(task=task, metric=metric,
+                                           epochs=n, init=init, gap=gap))
+    apply_families(gaps, design)
+    for p in points:
+        p['verdict'] = _verdicts(p['gain_over_random'], 'above random init',
+                                 'below random init')
+    for v in versus:
+        gap = v.pop('gap')
+        v.update(gap, verdict=_verdicts(gap, 'RandSAC above', 'MAE above'))
     random = [dict(task=task, metric=metric,
                    values=by_seed(random_rows, task, metric, 'random'))
               for task, spec in TASKS.items() for metric in spec['metrics']]
     return dict(points=points, randsac_vs_mae=versus,
-                random=[r for r in random if r['values']])
+                random=[r for r in random if r['values']],
+                design=design.as_dict())
+
+
+def _verdicts(gap, above, below):
+    """A gap's verdict, and its further look's, when it has one (None
+    without a gap)."""
+    if gap is None:
+        return None
+    if gap['further_look']:
+        gap['further_look']['verdict'] = verdict(gap['further_look'],
+                                                 above, below)
+    return verdict(gap, above, below)
 
 
 def _pm(gap):
@@ -127,10 +179,22 @@ def _pm(gap):
     return f"{gap['gap']:+.2f}{se}"
 
 
-def _count(gap):
-    """The seeds of a comparison: '3', or '5/3' where the sides differ."""
-    better, worse = gap['sizes']
-    return str(better) if better == worse else f'{better}/{worse}'
+def _seeds(gap, names):
+    """The seeds tested, and those a side has outside the test: '3', or
+    '3 (random init 3, 4 beside)'.
+
+    Args:
+        names (tuple[str]): the better side's name and the worse side's.
+    """
+    if gap is None:
+        return ''
+    beside = '; '.join(f"{name} {', '.join(map(str, seeds))}"
+                       for name, seeds in zip(names, gap['extra_seeds'])
+                       if seeds)
+    sizes = gap['sizes']
+    count = str(sizes[0]) if sizes[0] == sizes[1] else '/'.join(
+        map(str, sizes))
+    return count + (f' ({beside} beside)' if beside else '')
 
 
 def _test(gap):
@@ -141,8 +205,22 @@ def _test(gap):
 
 
 def markdown(curve):
-    """The curve's two tables."""
-    lines = []
+    """The curve's tables: each gain over random init, each RandSAC
+    against MAE (over the planned seeds, p_holm at the longest length),
+    and the further looks over the seeds added after the runs."""
+    design = curve['design']
+    families = '; '.join(f"{name} ({f['size']} gaps)"
+                         for name, f in design['families'].items())
+    added = ', then '.join(', '.join(map(str, look))
+                           for look in design['looks'])
+    lines = [f"Planned seeds {', '.join(map(str, design['seeds']))}; "
+             + (f'added after the runs, one look each: {added}' if added
+                else 'none added')
+             + f'. Families at {max(curve["settings"]["epochs"])} epochs, '
+             f'each corrected by Holm: {families}; a gap is decided where '
+             'p_holm < 0.05, the other lengths are exploratory. Paired on '
+             'the seeds both sides have; seeds one side has beyond them '
+             'are shown beside, outside the test.', '']
     for r in curve['random']:
         values = ', '.join(f'{v:.2f}' for v in r['values'].values())
         lines.append(f"Random init, {r['task']} {r['metric']}: "
@@ -150,21 +228,44 @@ def markdown(curve):
                      f"(seeds {', '.join(map(str, r['values']))}: "
                      f'{values})')
     lines += ['', '| task | metric | pretraining epochs | initialisation | '
-              'seeds | mean | gain over random init ± SE | p | verdict |',
-              '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
+              'mean (its seeds) | seeds tested | gain over random init ± SE '
+              '| p | p_holm | verdict |',
+              '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for p in curve['points']:
+        gain = p['gain_over_random']
         lines.append(
             f"| {p['task']} | {p['metric']} | {p['epochs']} | {p['init']} "
-            f"| {len(p['seeds'])} | {p['mean']:.2f} | "
-            f"{_pm(p['gain_over_random'])} | {_test(p['gain_over_random'])} "
-            f"| {p['verdict'] or ''} |")
+            f"| {p['mean']:.2f} ({len(p['seeds'])}) | "
+            f"{_seeds(gain, (p['init'], 'random init'))} | {_pm(gain)} | "
+            f"{_test(gain)} | "
+            f"{cell(gain and gain['p_holm'], '.3f')} | {p['verdict'] or ''} |")
     lines += ['', '| task | metric | pretraining epochs | RandSAC '
-              '- MAE | seeds | gap ± SE | p | verdict |',
-              '| --- | --- | --- | --- | --- | --- | --- | --- |']
+              '- MAE | seeds tested | gap ± SE | p | p_holm | verdict |',
+              '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for v in curve['randsac_vs_mae']:
         lines.append(f"| {v['task']} | {v['metric']} | {v['epochs']} | "
-                     f"{v['init']} | {_count(v)} | "
-                     f"{_pm(v)} | {_test(v)} | {v['verdict']} |")
+                     f"{v['init']} | {_seeds(v, (v['init'], 'MAE'))} | "
+                     f"{_pm(v)} | {_test(v)} | "
+                     f"{cell(v['p_holm'], '.3f')} | {v['verdict']} |")
+    looks = [(f"{p['init']} - random init", p['gain_over_random'], p)
+             for p in curve['points']] + [
+        (f"{v['init']} - MAE", v, v) for v in curve['randsac_vs_mae']]
+    rows = [f"| {where['task']} | {where['metric']} | {where['epochs']} | "
+            f"{name} | {', '.join(map(str, look['seeds']))} | {_pm(look)} | "
+            f"{_test(look)} | {look['looks']} | "
+            f"{cell(look['p_looks'], '.3f')} | "
+            f"{cell(look.get('p_holm'), '.3f')} | {look['verdict']} |"
+            for name, gap, where in looks
+            if gap and (look := gap['further_look'])]
+    if rows:
+        lines += ['', 'Further looks, over the planned and the added seeds: '
+                  'p_looks is p times the looks taken (Bonferroni over '
+                  'looks), p_holm corrects it within the family. The '
+                  "verdicts above are the planned seeds'.", '',
+                  '| task | metric | pretraining epochs | gap | seeds | '
+                  'gap ± SE | p | looks | p_looks | p_holm | verdict |',
+                  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | '
+                  '--- | --- |', *rows]
     return '\n'.join(lines)
 
 
@@ -223,7 +324,7 @@ def run_curve(epochs, seeds, inits, tasks, work_dir, records,
         results.append((n, run_study(settings, log)))
     curve = dict(settings=dict(epochs=list(epochs), seeds=list(seeds),
                                inits=list(inits), tasks=list(tasks)),
-                 **curve_entries(results),
+                 **curve_entries(results, curve_design(epochs, inits, tasks)),
                  minutes=sum(sum(r['minutes'].values()) for _, r in results))
     base = records.rstrip('/')
     write_json(base + '.json', curve)

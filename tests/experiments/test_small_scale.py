@@ -330,12 +330,50 @@ def test_the_long_curve_preset_reads_150_epoch_runs_out_over_probe_seeds():
     assert (args.epochs, args.eval_epochs, args.probe_seeds, args.device) \
         == (150, [30, 60, 100, 150], [0, 1, 2, 3, 4], 'cpu')
     assert args.readouts == ['linear', 'knn', 'attentive']
-    # Every variant of the issue's list: the segment orderings, the
-    # hierarchy, the skip layer's pair and MAE.
+    # The segment orderings, the hierarchy and MAE (the skip layer's plain
+    # transformer was cut before its runs).
     assert args.variants == ['random', 'patch-random', 'square-m2',
                              'square-16to4', 'blob-k7', 'blob-k7-shuffle',
-                             'transformer', 'transformer-skip', 'mae']
+                             'transformer-skip', 'mae']
     assert tool_args('--long-curve', '--probe-seeds', '7').probe_seeds == [7]
+    # Its design: seeds 0-2, none added; each of the six paper orderings in
+    # each readout (18 gaps), and pretraining helps apart (3).
+    design = args.design
+    assert (design.seeds, design.looks) == ((0, 1, 2), ())
+    assert {k: len(v) for k, v in design.families.items()} == {
+        'paper orderings': 18, 'pretraining helps': 3}
+    assert ('random', 'square-m2', 'knn') in \
+        design.families['pretraining helps']
+
+
+def test_the_curve_declares_seeds_3_and_4_a_further_look():
+    design = tool_args('--curve').design
+    assert (design.seeds, design.looks) == ((0, 1, 2), ((3, 4), ))
+    assert {k: len(v) for k, v in design.families.items()} == {
+        'paper orderings': 15, 'pretraining helps': 3}
+    assert tool_args().design is None  # its own settings' (study_design)
+
+
+def test_a_report_is_rewritten_from_the_records_its_json_holds(tmp_path):
+    """The 5-epoch table keeps its runs' records only in its report:
+    --from-json rewrites it and its markdown under the current rule, the
+    records unchanged; without --report-only it is refused."""
+    path = tmp_path / 'small_scale_study.json'
+    shutil.copy(osp.join(REPO_ROOT, 'docs/benchmarks/small_scale_study.json'),
+                path)
+    before = json.loads(path.read_text())
+    before['orderings'] = []  # as if written under another rule
+    path.write_text(json.dumps(before))
+    study_cli.main(['--report-only', '--from-json', str(path)])
+    after = json.loads(path.read_text())
+    assert after['records'] == before['records']
+    assert after['orderings'] and after['design']['seeds'] == [0, 1, 2]
+    from experiments.small_scale.report import markdown
+    assert (tmp_path / 'small_scale_study.md').read_text() == \
+        markdown(after)
+    with pytest.raises(SystemExit) as exit_:
+        study.parse_args(['--from-json', str(path)])
+    assert exit_.value.code == 2
 
 
 def test_the_length_studies_compute_in_float32_on_every_cpu():
@@ -513,8 +551,17 @@ def summaries(**values):
     return out
 
 
-def test_gaps_are_t_tested_paired_by_seed_at_the_longest_epoch():
-    result = study.ordering_gaps(summaries(
+def gaps(summaries, readouts=('linear', )):
+    """ordering_gaps under the design of the summaries' variants, these
+    readouts and seeds 0-2."""
+    variants = {v for s in summaries.values() for v in s}
+    design = study.ordering_design(study.ORDERINGS, variants, readouts,
+                                   seeds=(0, 1, 2))
+    return study.ordering_gaps(summaries, list(readouts), design)
+
+
+def test_gaps_are_t_tested_paired_by_seed_and_decided_at_the_longest():
+    result = gaps(summaries(
         e5={'patch-random': [78.0, 78.3, 77.7],
             'square-m2': [78.2, 78.5, 77.9],
             'blob-k7': [79.0, 79.3, 78.7]},
@@ -522,7 +569,7 @@ def test_gaps_are_t_tested_paired_by_seed_at_the_longest_epoch():
         # 0.6 (2.6 SE: decided by the old 2-SE rule, not by the t-test).
         e30={'patch-random': [80.0, 80.5, 79.5],
              'square-m2': [80.6, 81.2, 80.0],
-             'blob-k7': [81.0, 80.7, 80.1]}), ['linear'])
+             'blob-k7': [81.0, 80.7, 80.1]}))
     by_pair = {(o['worse'], o['better']): o['readouts']['linear']
                for o in result}
     squares = by_pair[('patch-random', 'square-m2')]
@@ -532,24 +579,37 @@ def test_gaps_are_t_tested_paired_by_seed_at_the_longest_epoch():
         pytest.approx(0.6), 'paired', 2)
     assert point['se'] == pytest.approx(0.1 / 3 ** 0.5)
     assert point['p'] == pytest.approx(0.00913, abs=1e-5)
+    # Holm over the family's two gaps: the smaller p times 2.
+    assert point['family'] == 'paper orderings'
+    assert point['p_holm'] == pytest.approx(2 * point['p'])
     assert squares['verdict'] == 'holds'
+    # At 5 epochs, exploratory: printed with p, never decided.
+    assert (squares['by_epoch'][0]['family'],
+            squares['by_epoch'][0]['p_holm']) == (None, None)
     blobs = by_pair[('patch-random', 'blob-k7')]['by_epoch'][1]
     assert blobs['gap'] / blobs['se'] == pytest.approx(2.598, abs=1e-3)
     assert blobs['p'] == pytest.approx(0.1217, abs=1e-4)
     assert by_pair[('patch-random', 'blob-k7')]['verdict'] == \
-        'undecided (p ≥ 0.05)'
-    reversed_ = study.ordering_gaps(summaries(
+        'undecided (p_holm ≥ 0.05)'
+    reversed_ = gaps(summaries(
         e5={'patch-random': [81.0, 81.2, 80.8],
-            'square-m2': [80.0, 80.1, 79.9]}), ['linear'])
+            'square-m2': [80.0, 80.1, 79.9]}))
     assert reversed_[0]['readouts']['linear']['verdict'] == 'reversed'
-    # The report prints each gap's p beside it.
+    # The report prints each gap's p beside it, p_holm and the verdict at
+    # the longest.
     from experiments.small_scale.report import markdown
     at_30 = summaries(e30={'patch-random': [80.0, 80.5, 79.5],
                            'square-m2': [80.6, 81.2, 80.0]})
-    assert '| +0.60 ± 0.06, p 0.009 | holds |' in markdown(dict(
+    design = study.ordering_design(study.ORDERINGS, list(at_30[30]),
+                                   ['linear'], seeds=(0, 1, 2))
+    table = markdown(dict(
         settings=dict(readouts=['linear']), records=[],
         summary={str(e): s for e, s in at_30.items()},
-        orderings=study.ordering_gaps(at_30, ['linear'])))
+        orderings=study.ordering_gaps(at_30, ['linear'], design),
+        design=design.as_dict()))
+    assert '| +0.60 ± 0.06, p 0.009 | 0.009 | holds |' in table
+    assert 'Families at 30 epochs, each corrected by Holm: paper orderings ' \
+        '(1 gaps)' in table
 
 
 def test_the_report_names_each_variants_runs_at_the_last_epoch():
@@ -568,7 +628,8 @@ def test_the_report_names_each_variants_runs_at_the_last_epoch():
         record('square-m2', 0, 150, 0.2171, 99.4)]
     lines = markdown(dict(settings=dict(readouts=['linear']),
                           records=records, summary={'150': {}},
-                          orderings=[],
+                          orderings=[], design=dict(seeds=[0, 1, 2],
+                                                    looks=[], families={}),
                           pretrain_minutes=196.3)).splitlines()
     table = lines[lines.index('#### Runs recorded'):]
     assert 'the loss at epoch 150.' in table[2]
@@ -580,9 +641,9 @@ def test_the_report_names_each_variants_runs_at_the_last_epoch():
     assert table[9] == 'Pretraining in all: 196 minutes.'
 
 
-def test_a_variant_lacking_seeds_is_compared_by_welchs_test():
+def test_a_variant_lacking_seeds_is_paired_on_the_seeds_both_have():
     # A study under way: patch-random has seeds 0 and 1, square-m2 seeds 0,
-    # 1, 2 and 3, blob-k7 seeds 0 and 1.
+    # 1, 2 and 3 (3 not planned), blob-k7 seeds 0 and 1.
     at_30 = study.summarize([
         dict(variant='patch-random', seed=0, linear=79.0),
         dict(variant='patch-random', seed=1, linear=81.0),
@@ -592,12 +653,13 @@ def test_a_variant_lacking_seeds_is_compared_by_welchs_test():
         dict(variant='blob-k7', seed=1, linear=81.6)],
         ['patch-random', 'square-m2', 'blob-k7'], ['linear'])
     by_pair = {(o['worse'], o['better']): o['readouts']['linear']
-               for o in study.ordering_gaps({30: at_30}, ['linear'])}
+               for o in gaps({30: at_30})}
     squares = by_pair[('patch-random', 'square-m2')]
     [point] = squares['by_epoch']
     assert (point['test'], point['sizes'], point['seeds']) == (
-        'welch', [4, 2], [0, 1, 2, 3])
-    assert point['gap'] == pytest.approx(81.55 - 80.0)
+        'paired', [2, 2], [0, 1])
+    assert point['extra_seeds'] == [[2, 3], []]
+    assert point['gap'] == pytest.approx((2.5 + 0.0) / 2)
     # Fewer than three seeds on a side: no verdict.
     assert squares['verdict'] == '2 seeds: no verdict below 3'
     blobs = by_pair[('patch-random', 'blob-k7')]['by_epoch'][0]
@@ -637,32 +699,34 @@ def test_the_command_refuses_bad_arguments():
                  timeout=120)
 
 
-@pytest.mark.parametrize('json_path, md_path', [
+@pytest.mark.parametrize('json_path, md_path, preset', [
     ('docs/benchmarks/small_scale_study.json',
-     'docs/benchmarks/small_scale_study.md'),
+     'docs/benchmarks/small_scale_study.md', None),
     ('docs/benchmarks/small_scale_curve/study.json',
-     'docs/benchmarks/small_scale_curve/study.md'),
+     'docs/benchmarks/small_scale_curve/study.md', '--curve'),
     ('docs/benchmarks/small_scale_curve150/study.json',
-     'docs/benchmarks/small_scale_curve150/study.md'),
+     'docs/benchmarks/small_scale_curve150/study.md', '--long-curve'),
 ])
 def test_committed_study_results_have_the_schema_run_study_writes(
-        json_path, md_path):
+        json_path, md_path, preset):
     """The committed studies (the 5-epoch ablation table and the training
-    length study) hold what run_study writes now: its keys, records of one
-    read-out epoch each, and the summary, orderings and pretraining minutes
-    those records give; their reports are study.report.markdown's."""
+    length studies) hold what run_study writes now: its keys, records of
+    one read-out epoch each, and the summary, orderings (under the preset's
+    design, or that of the settings) and pretraining minutes those records
+    give; their reports are study.report.markdown's."""
     from dataclasses import fields
 
     from experiments.small_scale.report import markdown
     with open(osp.join(REPO_ROOT, json_path)) as f:
         result = json.load(f)
     assert set(result) == {'settings', 'records', 'summary', 'orderings',
-                           'pretrain_minutes'}
+                           'design', 'pretrain_minutes'}
     settings = result['settings']
     # device, probe_images, plan, compile, workers, probe_seeds and
     # cpu_precision came later; a record without them ran at their
     # defaults (see study.runs._added_settings).
-    names = {f.name for f in fields(study.StudySettings)}
+    # The design is the report's own key, not a setting.
+    names = {f.name for f in fields(study.StudySettings)} - {'design'}
     later = {'device', 'probe_images', 'plan', 'compile', 'workers',
              'probe_seeds', 'cpu_precision'}
     assert names - later <= set(settings) <= names
@@ -678,7 +742,11 @@ def test_committed_study_results_have_the_schema_run_study_writes(
         [r for r in result['records'] if r['epoch'] in (0, epoch)],
         settings['variants'], readouts) for epoch in epochs}
     assert result['summary'] == {str(e): s for e, s in summaries.items()}
-    assert result['orderings'] == study.ordering_gaps(summaries, readouts)
+    design = tool_args(preset).design if preset else study.ordering_design(
+        study.ORDERINGS, settings['variants'], readouts, settings['seeds'])
+    assert result['design'] == design.as_dict()
+    assert result['orderings'] == study.ordering_gaps(summaries, readouts,
+                                                      design)
     assert result['pretrain_minutes'] == sum(
         r['pretrain_minutes'] for r in result['records']
         if r['epoch'] == epochs[-1])
