@@ -3,7 +3,7 @@
 # MAE, 75% random masking, normalised pixel targets, the same encoder and a
 # decoder of the same depth, heads and width. Same digits, augmentation and
 # epochs; no segment layout. An initialisation of the small transfer study
-# (python -m experiments.transfer_small, docs/transfer.md).
+# (python -m experiments.transfer_small, docs/transfer_study.md).
 _base_ = [
     './_base_/randsac_vit-mini-p4_mnist.py',
     '../_base_/schedules/small_scale_adamw_10e.py',

@@ -1,9 +1,9 @@
 # Mask R-CNN on the digit scenes from the demo's RandSAC ViT-mini/4: the
 # COCO config (mask-rcnn_randsac-vit-b_fpn_coco.py: the same model base and
 # runtime) with what the scale requires, for the small transfer study on a
-# CPU (docs/transfer.md):
+# CPU (docs/transfer_study.md):
 # - the encoder of the demo's MNIST pretraining (6 x 96, patch 4), run for
-#   160 epochs, the length that pays (docs/transfer.md), at the
+#   160 epochs, the length that pays (docs/transfer_study.md), at the
 #   scenes' 64 px: 16x16 tokens, with its pretraining's normalisation
 #   (MNIST5k's statistics, not ImageNet's); taps after blocks (1, 2, 3,
 #   5), which attend globally, blocks 0 and 4 within 8x8 token windows

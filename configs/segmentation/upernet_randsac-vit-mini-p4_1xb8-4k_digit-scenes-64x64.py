@@ -1,9 +1,9 @@
 # UperNet on the digit scenes from the demo's RandSAC ViT-mini/4: the ADE20K
 # config (upernet_randsac-vit-b_8xb2-160k_ade20k-512x512.py: the same model
 # base, runtime and optimizer) with what the scale requires, for the small
-# transfer study on a CPU (docs/transfer.md):
+# transfer study on a CPU (docs/transfer_study.md):
 # - the encoder of the demo's MNIST pretraining (6 x 96, patch 4), run for
-#   160 epochs, the length that pays (docs/transfer.md), at the
+#   160 epochs, the length that pays (docs/transfer_study.md), at the
 #   scenes' 64 px: 16x16 tokens, as 512 px gives ViT-B/16 32x32; its
 #   pretraining's normalisation (MNIST5k's statistics, not ImageNet's);
 # - taps after blocks (1, 2, 3, 5), BEiT's (3, 5, 7, 11) of 12 at 6 blocks;

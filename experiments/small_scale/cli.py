@@ -284,7 +284,8 @@ def parse_args(argv=None):
                         "report holds (the 5-epoch table's, "
                         'docs/benchmarks/small_scale_study.json): write it '
                         'and its .md again under the current verdict rule, '
-                        "with the preset's design, else its own settings'")
+                        "with the preset's design, else its own settings'. "
+                        'None: records are read from --work-dir')
     add_debug_arg(parser)
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument('--quick', action='store_true',

@@ -60,8 +60,8 @@ class TransferSettings:
     train_scenes: int = 2000
     val_scenes: int = 500
     # The length the curve says pays: at 10 epochs (the demo's) every
-    # pretraining was below random init downstream, at 160 every one above
-    # (docs/transfer.md, "Pretraining that pays").
+    # pretraining was below random init downstream, at 160 every run above
+    # (docs/transfer_study.md, "Pretraining that pays").
     pretrain_epochs: int = 160
     pretrain_digits: int = 4000    # all of the demo's training digits
     segmentation_iters: int | None = None  # None: the config's

@@ -699,6 +699,16 @@ def test_the_command_refuses_bad_arguments():
                  timeout=120)
 
 
+# The section of docs/small_scale_study.md that shows each report's tables.
+STUDY_SECTIONS = {
+    'docs/benchmarks/small_scale_study.json': 'The ablation table (5 epochs)',
+    'docs/benchmarks/small_scale_curve/study.json':
+        'The training-length study (30 epochs)',
+    'docs/benchmarks/small_scale_curve150/study.json':
+        'The training-length study at 150 epochs',
+}
+
+
 @pytest.mark.parametrize('json_path, md_path, preset', [
     ('docs/benchmarks/small_scale_study.json',
      'docs/benchmarks/small_scale_study.md', None),
@@ -752,16 +762,15 @@ def test_committed_study_results_have_the_schema_run_study_writes(
         if r['epoch'] == epochs[-1])
     with open(osp.join(REPO_ROOT, md_path)) as f:
         assert markdown(result) == f.read()
-    if json_path.endswith('small_scale_study.json'):
-        # docs/small_scale_study.md shows the ablation table's tables.
-        with open(osp.join(REPO_ROOT, 'docs', 'small_scale_study.md')) as f:
-            page = f.read()
-        section = page.split('## The ablation table (5 epochs)')[1].split(
-            '\n## ')[0]
-        assert [line for line in section.splitlines()
-                if line.startswith('|')] == [
-            line for line in markdown(result).splitlines()
-            if line.startswith('|')]
+    # docs/small_scale_study.md shows tables of each report, as written.
+    section = STUDY_SECTIONS[json_path]
+    with open(osp.join(REPO_ROOT, 'docs', 'small_scale_study.md')) as f:
+        page = f.read()
+    shown = [line for line in page.split(f'\n## {section}\n')[1].split(
+        '\n## ')[0].splitlines() if line.startswith('|')]
+    assert shown
+    report = set(markdown(result).splitlines())
+    assert [line for line in shown if line not in report] == []
 
 
 @pytest.mark.parametrize('eval_epochs, config_interval, interval, kept', [

@@ -6,7 +6,7 @@
 # batch 8, 50 warmup iterations from 1e-6 then poly to 0 at 4,000
 # iterations (16 epochs of 2,000 scenes:
 # neither the demo's encoder nor random init tells one digit from another
-# before about 2,000; docs/transfer.md); validation and a checkpoint at
+# before about 2,000; docs/transfer_study.md); validation and a checkpoint at
 # the end.
 _base_ = ['./downstream_adamw_layer-decay.py']
 max_iters = 4000
