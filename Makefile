@@ -25,7 +25,10 @@
 #
 # Variables a user may set:
 #   PYTHON=python3.11   interpreter that creates .venv
-#   FORCE_CUDA=1        compile mmcv's CUDA ops too (GPU clusters; needs nvcc)
+#   FORCE_CUDA=1        mmcv with its CUDA ops too (GPU clusters): nvcc of
+#                       torch's CUDA, pip's if no system one matches
+#   TORCH_CUDA_ARCH_LIST  with FORCE_CUDA=1: the arches to build (needed
+#                       where no GPU is visible), e.g. 9.0
 #   TEST_WORKERS=N      pytest processes of make test (default: the cores,
 #                       at most 4; each worker holds about 2.5 GB)
 
@@ -40,7 +43,7 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); \
 	[ $$n -gt 4 ] && n=4; echo $$n)
 REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
-.PHONY: install install-downstream lint test test-quick demo demo-check wheelhouse fashion-mnist \
+.PHONY: install install-downstream mmcv-cuda lint test test-quick demo demo-check wheelhouse fashion-mnist \
 	gpu-window clean clean-venv
 
 install: $(STAMP)
@@ -63,7 +66,9 @@ install-downstream: $(DOWNSTREAM_STAMP)
 
 $(DOWNSTREAM_STAMP): $(STAMP) requirements/downstream.txt requirements/build.txt \
 		requirements/tests.txt
-	@if $(PY) -c 'import mmcv, mmcv._ext; assert mmcv.__version__ == "2.1.0"' 2>/dev/null; then \
+	@if [ "$(FORCE_CUDA)" = 1 ]; then \
+	  $(MAKE) --no-print-directory mmcv-cuda || exit 1; \
+	elif $(PY) -c 'import mmcv, mmcv._ext; assert mmcv.__version__ == "2.1.0"' 2>/dev/null; then \
 	  echo 'mmcv 2.1.0 with ops is already installed'; \
 	else \
 	  $(PIP) uninstall -y -q mmcv-lite mmcv; \
@@ -79,6 +84,30 @@ $(DOWNSTREAM_STAMP): $(STAMP) requirements/downstream.txt requirements/build.txt
 	$(PIP) install -e '.[tests,downstream]'
 	$(PIP) install --no-deps openmim==0.3.9  # why no deps: requirements/tests.txt
 	@touch $(DOWNSTREAM_STAMP)
+
+# mmcv 2.1.0 with its CUDA and CPU ops (FORCE_CUDA=1 make install-downstream;
+# docs/install.md, "GPU clusters"): a wheel from the wheel folder if it holds
+# the CUDA kernels, else compiled with the toolkit of torch's CUDA, which
+# tools/misc/cuda_toolkit.py finds (CUDA_HOME, the system nvcc, pip's
+# toolkit wheels) or installs (pip's). The build's figures go to
+# $(VENV)/mmcv_cuda_build.json.
+mmcv-cuda: $(STAMP)
+	@if $(PY) -c 'import mmcv; assert mmcv.__version__ == "2.1.0"' 2>/dev/null && \
+	    $(PY) tools/misc/cuda_toolkit.py --check-ext >/dev/null 2>&1; then \
+	  echo 'mmcv 2.1.0 with CUDA ops is already installed'; exit 0; fi; \
+	$(PIP) install -q -r requirements/build.txt || exit 1; \
+	toolkit=$$($(PY) tools/misc/cuda_toolkit.py --install) || exit 2; \
+	eval "$$toolkit"; \
+	$(PIP) uninstall -y -q mmcv-lite mmcv; \
+	if $(PIP) install -q --only-binary=mmcv mmcv==2.1.0 2>/dev/null && \
+	    $(PY) tools/misc/cuda_toolkit.py --check-ext >/dev/null 2>&1; then \
+	  echo 'mmcv 2.1.0 with CUDA ops installed from a wheel'; exit 0; fi; \
+	$(PIP) uninstall -y -q mmcv; \
+	echo "compiling mmcv 2.1.0 with CUDA and CPU ops for $$TORCH_CUDA_ARCH_LIST (about 23 minutes on 2 cores for one arch)"; \
+	start=$$(date +%s); \
+	MMCV_WITH_OPS=1 FORCE_CUDA=1 $(PIP) install --no-build-isolation --no-binary=mmcv mmcv==2.1.0 || exit 1; \
+	$(PY) tools/misc/cuda_toolkit.py --check-ext --out $(VENV)/mmcv_cuda_build.json \
+	  --build-seconds $$(( $$(date +%s) - start ))
 
 lint: install-downstream
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,318 @@
+"""Find the CUDA toolkit that compiles mmcv's CUDA ops for the installed
+torch, and check a built ``mmcv._ext`` for its CUDA kernels.
+
+torch's extension builder compiles with the toolkit under ``CUDA_HOME``,
+and refuses one whose major version differs from ``torch.version.cuda``.
+Where a toolkit is looked for, in this order:
+
+1. ``CUDA_HOME``, when set: used if its nvcc has torch's major version,
+   refused otherwise (it was asked for);
+2. the nvcc on ``PATH`` (a system CUDA): used if its major version is
+   torch's, passed over with a note otherwise;
+3. pip's toolkit wheels beside torch's CUDA libraries
+   (``site-packages/nvidia/cu<major>``: ``cuda-toolkit[nvcc,cccl,crt]`` of
+   the version torch installed). With ``--install`` they are installed when
+   missing. pip ships ``lib`` and ``libcudart.so.<major>`` only, so the
+   links the build links through (``lib64``, ``libcudart.so``) are made.
+
+Prints the shell lines that point the build at the toolkit found
+(``export CUDA_HOME=...``); what it decided goes to stderr. The Makefile's
+``FORCE_CUDA=1 make install-downstream`` runs it (docs/install.md, "GPU
+clusters").
+
+Examples:
+    python tools/misc/cuda_toolkit.py --install   # exports, or one error
+    python tools/misc/cuda_toolkit.py --check-ext \
+        --out docs/benchmarks/mmcv_cuda_build.json
+"""
+import argparse
+import glob
+import json
+import os
+import os.path as osp
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+# The toolkit wheels the build needs: nvcc (with nvvm), the CUDA C++
+# library headers (cccl: thrust, cub) and the runtime headers (crt).
+TOOLKIT_EXTRAS = 'nvcc,cccl,crt'
+# Launchers of mmcv's CUDA kernels a detection model cannot do without.
+REQUIRED_LAUNCHERS = ('RoIAlignForwardCUDAKernelLauncher',
+                      'NMSCUDAKernelLauncher')
+
+
+class ToolkitError(Exception):
+    """No usable toolkit: the message is the one line the user reads."""
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    """A CUDA toolkit: ``home`` holds ``bin/nvcc``; ``version`` is nvcc's
+    release (e.g. '13.0.88'); ``source`` says where it was found."""
+    home: str
+    version: str
+    source: str
+
+    @property
+    def major(self):
+        return int(self.version.split('.')[0])
+
+
+def nvcc_version(nvcc):
+    """The release of ``nvcc`` ('13.0.88'), read from ``nvcc --version``."""
+    try:
+        out = subprocess.run([nvcc, '--version'], capture_output=True,
+                             text=True, timeout=60).stdout
+    except OSError as e:
+        raise ToolkitError(f'{nvcc} does not run: {e}') from None
+    found = re.search(r'release [\d.]+, V(\d+\.\d+\.\d+)', out)
+    if not found:
+        raise ToolkitError(f'{nvcc} --version names no release: {out!r}')
+    return found.group(1)
+
+
+def nvcc_home(nvcc):
+    """The toolkit an nvcc on PATH belongs to: what nvcc itself names as
+    its top (a wrapper script or a link elsewhere is followed), else the
+    folder above its bin."""
+    try:
+        out = subprocess.run([nvcc, '-dryrun', '-c', 'x.cu'],
+                             capture_output=True, text=True,
+                             timeout=60).stderr
+    except OSError as e:
+        raise ToolkitError(f'{nvcc} does not run: {e}') from None
+    top = re.search(r'^#\$ TOP=(.+)$', out, flags=re.M)
+    if top:
+        return osp.normpath(top.group(1).strip())
+    return osp.dirname(osp.dirname(osp.realpath(nvcc)))
+
+
+def toolkit_at(home, source):
+    nvcc = osp.join(home, 'bin', 'nvcc')
+    if not os.access(nvcc, os.X_OK):
+        raise ToolkitError(f'{source} {home}: no bin/nvcc there')
+    return Toolkit(home=home, version=nvcc_version(nvcc), source=source)
+
+
+def pip_toolkit_home(site_packages, major):
+    """Where pip's toolkit wheels of CUDA ``major`` live."""
+    return osp.join(site_packages, 'nvidia', f'cu{major}')
+
+
+def find_toolkit(torch_cuda, site_packages, environ, note=print):
+    """The toolkit to build with for torch's CUDA ``torch_cuda`` ('13.0').
+
+    Args:
+        torch_cuda (str): ``torch.version.cuda``.
+        site_packages (str): the folder torch is installed in.
+        environ (dict): the environment (``CUDA_HOME``, ``PATH``).
+        note (callable): told, in a line, of a toolkit passed over.
+
+    Returns:
+        Toolkit, or None when only pip's wheels would do and they are not
+        installed.
+    """
+    major = int(torch_cuda.split('.')[0])
+    if environ.get('CUDA_HOME'):
+        found = toolkit_at(environ['CUDA_HOME'], 'CUDA_HOME')
+        if found.major != major:
+            raise ToolkitError(
+                f'CUDA_HOME={found.home} has nvcc {found.version}; torch is '
+                f'built with CUDA {torch_cuda}, and torch builds no extension '
+                f'with another major version: unset CUDA_HOME to use pip\'s '
+                f'toolkit {major}, or install torch for CUDA {found.major}')
+        return found
+    nvcc = shutil.which('nvcc', path=environ.get('PATH', ''))
+    if nvcc:
+        home = nvcc_home(nvcc)
+        found = toolkit_at(home, 'system nvcc')
+        if found.major == major:
+            return found
+        note(f'passing over the system nvcc {found.version} ({nvcc}): torch '
+             f'is built with CUDA {torch_cuda}')
+    home = pip_toolkit_home(site_packages, major)
+    if os.access(osp.join(home, 'bin', 'nvcc'), os.X_OK):
+        return toolkit_at(home, "pip's toolkit wheels")
+    return None
+
+
+def link_pip_layout(home, major):
+    """The links torch's builder links through: ``lib64`` and the
+    unversioned ``libcudart.so``, which pip's wheels do not ship."""
+    lib64 = osp.join(home, 'lib64')
+    if not osp.lexists(lib64):
+        os.symlink('lib', lib64)
+    cudart = osp.join(home, 'lib', 'libcudart.so')
+    versioned = f'libcudart.so.{major}'
+    if not osp.lexists(cudart):
+        if not osp.exists(osp.join(home, 'lib', versioned)):
+            raise ToolkitError(f'{home}/lib has no {versioned}: reinstall '
+                               f'the cuda-toolkit wheels')
+        os.symlink(versioned, cudart)
+
+
+def toolkit_requirement(torch_cuda, installed):
+    """The pip requirement for the toolkit wheels: the version torch
+    installed (``installed``, e.g. '13.0.3.0'), else torch's CUDA."""
+    if installed:
+        return f'cuda-toolkit[{TOOLKIT_EXTRAS}]=={installed}'
+    return f'cuda-toolkit[{TOOLKIT_EXTRAS}]=={torch_cuda}.*'
+
+
+def installed_version(distribution):
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return None
+
+
+def exports(toolkit):
+    """The shell lines that point torch's builder at ``toolkit``."""
+    return (f'export CUDA_HOME={toolkit.home}\n'
+            f'export PATH={toolkit.home}/bin:$PATH\n')
+
+
+def locate(install):
+    import torch
+    if torch.version.cuda is None:
+        raise ToolkitError(f'FORCE_CUDA=1: torch {torch.__version__} is a '
+                           f'CPU build; install torch with CUDA (the pin '
+                           f'from PyPI on Linux is one)')
+    site_packages = osp.dirname(osp.dirname(torch.__file__))
+    major = int(torch.version.cuda.split('.')[0])
+    notes = []
+    found = find_toolkit(torch.version.cuda, site_packages, os.environ,
+                         note=notes.append)
+    for line in notes:
+        print(line, file=sys.stderr)
+    if found is None:
+        requirement = toolkit_requirement(
+            torch.version.cuda, installed_version('cuda-toolkit'))
+        if not install:
+            raise ToolkitError(f'no CUDA {torch.version.cuda} toolkit: pip '
+                               f'install "{requirement}", or rerun with '
+                               f'--install')
+        print(f'installing {requirement}', file=sys.stderr)
+        subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
+                        requirement], check=True)
+        found = toolkit_at(pip_toolkit_home(site_packages, major),
+                           "pip's toolkit wheels")
+    if found.source == "pip's toolkit wheels":
+        link_pip_layout(found.home, major)
+    print(f'CUDA toolkit: nvcc {found.version} from {found.source} '
+          f'({found.home}); torch {torch.__version__} is built with CUDA '
+          f'{torch.version.cuda}', file=sys.stderr)
+    return found
+
+
+def build_exports(install):
+    """The toolkit's exports, and the arch list, said and exported."""
+    arches = arch_list(os.environ, visible_gpus())
+    toolkit = locate(install)
+    print(f'building for TORCH_CUDA_ARCH_LIST={arches}', file=sys.stderr)
+    return (exports(toolkit) + f"export TORCH_CUDA_ARCH_LIST='{arches}'\n"
+            f'export RANDSAC_NVCC_VERSION={toolkit.version}\n'
+            f"export RANDSAC_CUDA_TOOLKIT=\"{toolkit.source}\"\n")
+
+
+def arch_list(environ, visible_gpus):
+    """The arches the build compiles for: ``TORCH_CUDA_ARCH_LIST``, else
+    those of the visible GPUs (torch's builder's own default). With neither,
+    torch's builder has no default (torch 2.13 fails inside it), so none
+    is guessed."""
+    if environ.get('TORCH_CUDA_ARCH_LIST'):
+        return environ['TORCH_CUDA_ARCH_LIST']
+    if not visible_gpus:
+        raise ToolkitError(
+            'TORCH_CUDA_ARCH_LIST is unset and no GPU is visible, so torch '
+            'has no arch to build for: set it to the GPUs that will run '
+            'the ops, e.g. TORCH_CUDA_ARCH_LIST=9.0 (H100, H200) or '
+            '"8.0;9.0" (A100 too)')
+    return ';'.join(sorted({f'{major}.{minor}'
+                            for major, minor in visible_gpus}))
+
+
+def visible_gpus():
+    import torch
+    if not torch.cuda.is_available():
+        return []
+    return [torch.cuda.get_device_capability(i)
+            for i in range(torch.cuda.device_count())]
+
+
+def cuda_launchers(library):
+    """The names of the CUDA kernel launchers compiled into ``library``
+    (an ``_ext`` .so): read from its symbol names, so no GPU is needed."""
+    with open(library, 'rb') as f:
+        data = f.read()
+    names = re.findall(rb'[A-Za-z0-9]*CUDAKernelLauncher', data)
+    # Mangled names carry their length first (_Z35RoIAlign...): drop it.
+    return sorted({re.sub(r'^\d+', '', n.decode()) for n in names})
+
+
+def check_ext(out, build_seconds=None):
+    import mmcv
+    import mmcv._ext  # noqa: F401  (fails here when the ops are missing)
+    import torch
+    library, = glob.glob(osp.join(osp.dirname(mmcv.__file__), '_ext*.so'))
+    launchers = cuda_launchers(library)
+    missing = [n for n in REQUIRED_LAUNCHERS if n not in launchers]
+    record = dict(
+        mmcv=mmcv.__version__, torch=torch.__version__,
+        torch_cuda=torch.version.cuda,
+        nvcc=os.environ.get('RANDSAC_NVCC_VERSION'),
+        toolkit=os.environ.get('RANDSAC_CUDA_TOOLKIT'),
+        arch_list=os.environ.get('TORCH_CUDA_ARCH_LIST'),
+        ext=osp.basename(library), ext_mib=round(
+            osp.getsize(library) / 2**20, 1),
+        cuda_kernel_launchers=len(launchers), missing=missing,
+        build_seconds=build_seconds, cpu_count=os.cpu_count())
+    print(json.dumps(record, indent=1))
+    if out:
+        existing = {}
+        if osp.exists(out):
+            with open(out) as f:
+                existing = json.load(f)
+        with open(out, 'w') as f:
+            json.dump({**existing, **record}, f, indent=1)
+            f.write('\n')
+    if missing:
+        raise ToolkitError(f'{library} lacks the CUDA kernels '
+                           f'{", ".join(missing)}: it was built without '
+                           f'CUDA (FORCE_CUDA=1 and a toolkit are needed)')
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--install', action='store_true',
+                        help="install pip's toolkit wheels when no toolkit "
+                        "of torch's CUDA is found")
+    parser.add_argument('--check-ext', action='store_true',
+                        help="check the installed mmcv._ext for its CUDA "
+                        "kernels instead (no GPU needed)")
+    parser.add_argument('--out', help='with --check-ext: a JSON to write '
+                        'the figures into (its other keys kept). None: '
+                        'printed only')
+    parser.add_argument('--build-seconds', type=float,
+                        help='with --check-ext: the wall seconds of the '
+                        'build, recorded. None: not recorded')
+    args = parser.parse_args(argv)
+    try:
+        if args.check_ext:
+            check_ext(args.out, args.build_seconds)
+        else:
+            print(build_exports(args.install), end='')
+    except ToolkitError as e:
+        print(f'cuda_toolkit: {e}', file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
