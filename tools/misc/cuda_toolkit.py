@@ -40,7 +40,7 @@ from dataclasses import dataclass
 # library headers (cccl: thrust, cub) and the runtime headers (crt).
 TOOLKIT_EXTRAS = 'nvcc,cccl,crt'
 # Launchers of mmcv's CUDA kernels a detection model cannot do without.
-REQUIRED_LAUNCHERS = ('RoIAlignForwardCUDAKernelLauncher',
+REQUIRED_LAUNCHERS = ('ROIAlignForwardCUDAKernelLauncher',
                       'NMSCUDAKernelLauncher')
 
 
@@ -249,9 +249,10 @@ def cuda_launchers(library):
     (an ``_ext`` .so): read from its symbol names, so no GPU is needed."""
     with open(library, 'rb') as f:
         data = f.read()
-    names = re.findall(rb'[A-Za-z0-9]*CUDAKernelLauncher', data)
-    # Mangled names carry their length first (_Z35RoIAlign...): drop it.
-    return sorted({re.sub(r'^\d+', '', n.decode()) for n in names})
+    # Mangled names carry their length first (_Z35RoIAlign...): left out.
+    names = re.findall(rb'(?:_Z\d+)?([A-Za-z][A-Za-z0-9]*CUDAKernelLauncher)',
+                       data)
+    return sorted({n.decode() for n in names})
 
 
 def check_ext(out, build_seconds=None):
