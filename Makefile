@@ -103,7 +103,7 @@ mmcv-cuda: $(STAMP)
 	    $(PY) tools/misc/cuda_toolkit.py --check-ext >/dev/null 2>&1; then \
 	  echo 'mmcv 2.1.0 with CUDA ops installed from a wheel'; exit 0; fi; \
 	$(PIP) uninstall -y -q mmcv; \
-	echo "compiling mmcv 2.1.0 with CUDA and CPU ops for $$TORCH_CUDA_ARCH_LIST (about 23 minutes on 2 cores for one arch)"; \
+	echo "compiling mmcv 2.1.0 with CUDA and CPU ops for $$TORCH_CUDA_ARCH_LIST (about 27 minutes on 2 cores for one arch)"; \
 	start=$$(date +%s); \
 	MMCV_WITH_OPS=1 FORCE_CUDA=1 $(PIP) install --no-build-isolation --no-binary=mmcv mmcv==2.1.0 || exit 1; \
 	$(PY) tools/misc/cuda_toolkit.py --check-ext --out $(VENV)/mmcv_cuda_build.json \

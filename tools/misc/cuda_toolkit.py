@@ -61,13 +61,19 @@ class Toolkit:
         return int(self.version.split('.')[0])
 
 
-def nvcc_version(nvcc):
-    """The release of ``nvcc`` ('13.0.88'), read from ``nvcc --version``."""
+def run_nvcc(nvcc, *args):
+    """``nvcc args``: its (stdout, stderr), or one line when it cannot run."""
     try:
-        out = subprocess.run([nvcc, '--version'], capture_output=True,
-                             text=True, timeout=60).stdout
+        done = subprocess.run([nvcc, *args], capture_output=True, text=True,
+                              timeout=60)
     except OSError as e:
         raise ToolkitError(f'{nvcc} does not run: {e}') from None
+    return done.stdout, done.stderr
+
+
+def nvcc_version(nvcc):
+    """The release of ``nvcc`` ('13.0.88'), read from ``nvcc --version``."""
+    out, _ = run_nvcc(nvcc, '--version')
     found = re.search(r'release [\d.]+, V(\d+\.\d+\.\d+)', out)
     if not found:
         raise ToolkitError(f'{nvcc} --version names no release: {out!r}')
@@ -78,13 +84,8 @@ def nvcc_home(nvcc):
     """The toolkit an nvcc on PATH belongs to: what nvcc itself names as
     its top (a wrapper script or a link elsewhere is followed), else the
     folder above its bin."""
-    try:
-        out = subprocess.run([nvcc, '-dryrun', '-c', 'x.cu'],
-                             capture_output=True, text=True,
-                             timeout=60).stderr
-    except OSError as e:
-        raise ToolkitError(f'{nvcc} does not run: {e}') from None
-    top = re.search(r'^#\$ TOP=(.+)$', out, flags=re.M)
+    _, err = run_nvcc(nvcc, '-dryrun', '-c', 'x.cu')
+    top = re.search(r'^#\$ TOP=(.+)$', err, flags=re.M)
     if top:
         return osp.normpath(top.group(1).strip())
     return osp.dirname(osp.dirname(osp.realpath(nvcc)))
@@ -102,7 +103,13 @@ def pip_toolkit_home(site_packages, major):
     return osp.join(site_packages, 'nvidia', f'cu{major}')
 
 
-def find_toolkit(torch_cuda, site_packages, environ, note=print):
+def say(line):
+    """A line for the user: stderr, as stdout is the exports the Makefile
+    evaluates."""
+    print(line, file=sys.stderr)
+
+
+def find_toolkit(torch_cuda, site_packages, environ, note=say):
     """The toolkit to build with for torch's CUDA ``torch_cuda`` ('13.0').
 
     Args:
@@ -184,11 +191,7 @@ def locate(install):
                            f'from PyPI on Linux is one)')
     site_packages = osp.dirname(osp.dirname(torch.__file__))
     major = int(torch.version.cuda.split('.')[0])
-    notes = []
-    found = find_toolkit(torch.version.cuda, site_packages, os.environ,
-                         note=notes.append)
-    for line in notes:
-        print(line, file=sys.stderr)
+    found = find_toolkit(torch.version.cuda, site_packages, os.environ)
     if found is None:
         requirement = toolkit_requirement(
             torch.version.cuda, installed_version('cuda-toolkit'))
@@ -196,16 +199,16 @@ def locate(install):
             raise ToolkitError(f'no CUDA {torch.version.cuda} toolkit: pip '
                                f'install "{requirement}", or rerun with '
                                f'--install')
-        print(f'installing {requirement}', file=sys.stderr)
+        say(f'installing {requirement}')
         subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
                         requirement], check=True)
         found = toolkit_at(pip_toolkit_home(site_packages, major),
                            "pip's toolkit wheels")
     if found.source == "pip's toolkit wheels":
         link_pip_layout(found.home, major)
-    print(f'CUDA toolkit: nvcc {found.version} from {found.source} '
-          f'({found.home}); torch {torch.__version__} is built with CUDA '
-          f'{torch.version.cuda}', file=sys.stderr)
+    say(f'CUDA toolkit: nvcc {found.version} from {found.source} '
+        f'({found.home}); torch {torch.__version__} is built with CUDA '
+        f'{torch.version.cuda}')
     return found
 
 
@@ -213,7 +216,7 @@ def build_exports(install):
     """The toolkit's exports, and the arch list, said and exported."""
     arches = arch_list(os.environ, visible_gpus())
     toolkit = locate(install)
-    print(f'building for TORCH_CUDA_ARCH_LIST={arches}', file=sys.stderr)
+    say(f'building for TORCH_CUDA_ARCH_LIST={arches}')
     return (exports(toolkit) + f"export TORCH_CUDA_ARCH_LIST='{arches}'\n"
             f'export RANDSAC_NVCC_VERSION={toolkit.version}\n'
             f"export RANDSAC_CUDA_TOOLKIT=\"{toolkit.source}\"\n")
@@ -310,7 +313,7 @@ def main(argv=None):
         else:
             print(build_exports(args.install), end='')
     except ToolkitError as e:
-        print(f'cuda_toolkit: {e}', file=sys.stderr)
+        say(f'cuda_toolkit: {e}')
         return 2
     return 0
 
