@@ -25,7 +25,6 @@ Examples:
     python tools/misc/cuda_toolkit.py --check-ext \
         --out docs/benchmarks/mmcv_cuda_build.json
 """
-import argparse
 import glob
 import json
 import os
@@ -36,6 +35,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import OUTPUT_FILE
+
 # The toolkit wheels the build needs: nvcc (with nvvm), the CUDA C++
 # library headers (cccl: thrust, cub) and the runtime headers (crt).
 TOOLKIT_EXTRAS = 'nvcc,cccl,crt'
@@ -44,7 +47,7 @@ REQUIRED_LAUNCHERS = ('ROIAlignForwardCUDAKernelLauncher',
                       'NMSCUDAKernelLauncher')
 
 
-class ToolkitError(Exception):
+class ToolkitError(UserError):
     """No usable toolkit: the message is the one line the user reads."""
 
 
@@ -290,33 +293,36 @@ def check_ext(out, build_seconds=None):
                            f'CUDA (FORCE_CUDA=1 and a toolkit are needed)')
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+def parse_args(argv=None):
+    parser = ToolParser(description=__doc__)
     parser.add_argument('--install', action='store_true',
                         help="install pip's toolkit wheels when no toolkit "
                         "of torch's CUDA is found")
     parser.add_argument('--check-ext', action='store_true',
                         help="check the installed mmcv._ext for its CUDA "
                         "kernels instead (no GPU needed)")
-    parser.add_argument('--out', help='with --check-ext: a JSON to write '
-                        'the figures into (its other keys kept). None: '
-                        'printed only')
+    parser.add_path('--out', kind=OUTPUT_FILE, suffixes=('.json',),
+                    help='with --check-ext: a JSON to write the figures '
+                    'into (its other keys kept). None: printed only')
     parser.add_argument('--build-seconds', type=float,
                         help='with --check-ext: the wall seconds of the '
                         'build, recorded. None: not recorded')
+    add_debug_arg(parser)
     args = parser.parse_args(argv)
-    try:
-        if args.check_ext:
-            check_ext(args.out, args.build_seconds)
-        else:
-            print(build_exports(args.install), end='')
-    except ToolkitError as e:
-        say(f'cuda_toolkit: {e}')
-        return 2
-    return 0
+    for flag, value in (('--out', args.out),
+                        ('--build-seconds', args.build_seconds)):
+        if value is not None and not args.check_ext:
+            parser.error(f'{flag} applies with --check-ext only')
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.check_ext:
+        check_ext(args.out, args.build_seconds)
+    else:
+        print(build_exports(args.install), end='')
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    run_tool(main)
