@@ -14,6 +14,11 @@
 #   make wheelhouse          wheelhouse/py3.11, wheelhouse/py3.12: the pure-
 #                            Python wheels of the pretraining path, for a GPU
 #                            node without network (docs/install.md)
+#   make node-mmcv           wheelhouse/mmcv-cuda/py<X.Y>-torch<V>: mmcv
+#                            2.1.0 with its CUDA ops for a GPU node's Python
+#                            and torch (NODE_PYTHON, NODE_TORCH, NODE_ARCH),
+#                            compiled here in .venv-node (about 30 minutes
+#                            on 2 cores), for the node to install offline
 #   make fashion-mnist       data/fashion-mnist: Fashion-MNIST's four IDX
 #                            files from Debian's dataset-fashion-mnist
 #                            package (about 30 MB; apt-get download, no
@@ -29,6 +34,9 @@
 #                       torch's CUDA, pip's if no system one matches
 #   TORCH_CUDA_ARCH_LIST  with FORCE_CUDA=1: the arches to build (needed
 #                       where no GPU is visible), e.g. 9.0
+#   NODE_PYTHON=python3.12, NODE_TORCH=2.11.0, NODE_ARCH=9.0
+#                       make node-mmcv: the GPU node's Python, torch and
+#                       GPU arch (the windows' H100 and H200 nodes)
 #   TEST_WORKERS=N      pytest processes of make test (default: the cores,
 #                       at most 4; each worker holds about 2.5 GB)
 
@@ -43,7 +51,7 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); \
 	[ $$n -gt 4 ] && n=4; echo $$n)
 REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
-.PHONY: install install-downstream mmcv-cuda lint test test-quick demo demo-check wheelhouse fashion-mnist \
+.PHONY: install install-downstream mmcv-cuda node-mmcv lint test test-quick demo demo-check wheelhouse fashion-mnist \
 	gpu-window clean clean-venv
 
 install: $(STAMP)
@@ -109,6 +117,40 @@ mmcv-cuda: $(STAMP)
 	$(PY) tools/misc/cuda_toolkit.py --check-ext --out $(VENV)/mmcv_cuda_build.json \
 	  --build-seconds $$(( $$(date +%s) - start ))
 
+# mmcv 2.1.0 with its CUDA ops for a GPU node without network: a Python and
+# torch other than .venv's (the node's own), so built in a venv of its own,
+# .venv-node, with the toolkit of that torch's CUDA. The wheel and its
+# figures (mmcv_cuda_build.json) go to a folder named for the Python and
+# torch they need, where tools/misc/gpu_window.sh looks; kept while it is
+# there.
+NODE_PYTHON ?= python3.12
+NODE_TORCH ?= 2.11.0
+NODE_ARCH ?= 9.0
+NODE_VENV := .venv-node
+node-mmcv: $(STAMP)
+	@version=$$($(NODE_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') || \
+	  { echo "make node-mmcv: NODE_PYTHON=$(NODE_PYTHON) does not run: name the node's Python, e.g. NODE_PYTHON=python3.12"; exit 2; }; \
+	out=wheelhouse/mmcv-cuda/py$$version-torch$(NODE_TORCH); \
+	if ls $$out/mmcv-2.1.0-*.whl >/dev/null 2>&1 && [ -f $$out/mmcv_cuda_build.json ]; then \
+	  echo "$$out holds mmcv 2.1.0 with CUDA ops already"; exit 0; fi; \
+	if [ -x $(NODE_VENV)/bin/python ] && ! $(NODE_VENV)/bin/python -c "import sys; assert '%d.%d' % sys.version_info[:2] == '$$version'" 2>/dev/null; then \
+	  rm -rf $(NODE_VENV); fi; \
+	test -x $(NODE_VENV)/bin/python || $(NODE_PYTHON) -m venv $(NODE_VENV) || exit 2; \
+	$(NODE_VENV)/bin/python -m pip install -q torch==$(NODE_TORCH) -r requirements/build.txt || exit 2; \
+	toolkit=$$(TORCH_CUDA_ARCH_LIST=$(NODE_ARCH) $(PY) tools/misc/cuda_toolkit.py --install --python $(NODE_VENV)/bin/python) || exit 2; \
+	eval "$$toolkit"; \
+	rm -rf $$out.partial && mkdir -p $$out.partial || exit 2; \
+	echo "compiling mmcv 2.1.0 with CUDA and CPU ops for Python $$version, torch $(NODE_TORCH), $$TORCH_CUDA_ARCH_LIST (about 30 minutes on 2 cores)"; \
+	start=$$(date +%s); \
+	MMCV_WITH_OPS=1 FORCE_CUDA=1 $(NODE_VENV)/bin/python -m pip wheel -q --no-deps --no-build-isolation \
+	  --no-binary=mmcv mmcv==2.1.0 -w $$out.partial || exit 1; \
+	seconds=$$(( $$(date +%s) - start )); \
+	$(NODE_VENV)/bin/python -m pip install -q --no-deps --force-reinstall $$out.partial/mmcv-2.1.0-*.whl || exit 1; \
+	$(PY) tools/misc/cuda_toolkit.py --check-ext --python $(NODE_VENV)/bin/python \
+	  --out $$out.partial/mmcv_cuda_build.json --build-seconds $$seconds \
+	  --wheel $$(ls $$out.partial/mmcv-2.1.0-*.whl) || exit 1; \
+	rm -rf $$out && mv $$out.partial $$out && echo "$$out: $$(du -sh $$out | cut -f1)"
+
 lint: install-downstream
 	$(VENV)/bin/ruff check .
 
@@ -150,12 +192,25 @@ fashion-mnist:
 
 # What a GPU node without network needs for tools/misc/gpu_window.sh, and
 # the command, with the commit of this tree (the node's copy has no .git).
-gpu-window: wheelhouse fashion-mnist
+# PARTS: the window's parts; what they need is made and carried:
+# Fashion-MNIST for speed, fit and study, mmcv with CUDA ops for the node's
+# Python and torch (make node-mmcv) for ops.
+PARTS ?= kernels fit
+WINDOW_NEEDS := wheelhouse $(if $(filter speed fit study,$(PARTS)),fashion-mnist) \
+	$(if $(filter ops,$(PARTS)),node-mmcv)
+gpu-window: $(WINDOW_NEEDS)
 	@commit=$$($(PY) -c 'from experiments.benchmark_io import code_commit; print(code_commit() or "")') && \
 	if [ -z "$$commit" ]; then echo 'make gpu-window: no git here to name the commit the window runs'; exit 2; fi && \
 	case $$commit in *+dirty) echo "note: $$commit: the window runs this tree's uncommitted changes too (git status)";; esac && \
-	echo "carry: wheelhouse data/fashion-mnist" && \
-	echo "command: RANDSAC_COMMIT=$$commit bash tools/misc/gpu_window.sh \$$OUT 9"
+	carry="wheelhouse/py3.11 wheelhouse/py3.12" && \
+	case " $(PARTS) " in *" ops "*) \
+	  version=$$($(NODE_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') && \
+	  carry="$$carry wheelhouse/mmcv-cuda/py$$version-torch$(NODE_TORCH)";; esac && \
+	case " $(PARTS) " in *" speed "*|*" fit "*|*" study "*) carry="$$carry $(FMNIST)";; esac && \
+	tree=$$(git ls-files -z | du -cb --files0-from=- | tail -n 1 | cut -f1) && \
+	bytes=$$(du -cbL $$carry | tail -n 1 | cut -f1) && \
+	echo "carry: $$carry ($$(( (bytes + tree) / 1048576 )) MiB with the tree; a window carries 64 MiB at most)" && \
+	echo "command: RANDSAC_COMMIT=$$commit bash tools/misc/gpu_window.sh \$$OUT 9 $(PARTS)"
 
 clean:
 	rm -rf work_dirs

@@ -58,7 +58,9 @@ fi
 
 RESUME=()
 if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] && [[ " $* " != *" --resume"* ]]; then
-  RESUME=(--resume)  # this job was requeued: continue the run
+  # This job was requeued: continue the run, or start it again if it was
+  # stopped before its first checkpoint.
+  RESUME=(--resume-if-saved)
 fi
 
 status=0

@@ -74,6 +74,13 @@ def parse_args(argv=None):
         'optimizer, scheduler, iteration and random state), which must hold '
         "this config's model; None: start a new run")
     parser.add_argument(
+        '--resume-if-saved',
+        action='store_true',
+        help='resume from the newest checkpoint in the work dir if there is '
+        'one, else start a new run and say so: what tools/slurm_train.sh '
+        'gives a requeued job, which may have been stopped before its first '
+        'checkpoint')
+    parser.add_argument(
         '--auto-scale-lr',
         action='store_true',
         help='scale the learning rate linearly with the actual total batch '
@@ -114,6 +121,9 @@ def parse_args(argv=None):
     if args.fp32 and (args.amp or args.amp_dtype is not None):
         parser.error('--fp32: not with --amp or --amp-dtype (one precision '
                      'a run)')
+    if args.resume_if_saved and args.resume is not None:
+        parser.error('--resume-if-saved: not with --resume (one decides '
+                     'where the run starts)')
     return args
 
 
@@ -123,20 +133,26 @@ def apply_train_args(cfg, args):
         dangling_pointer,
         latest_checkpoint,
     )
-    if args.resume == 'auto':
+    if args.resume == 'auto' or args.resume_if_saved:
         # The checkpoint that ends the latest epoch and iteration (mmengine
         # would trust a last_checkpoint pointer a kill may have left stale).
-        cfg.resume = True
-        cfg.load_from = latest_checkpoint(
+        latest = latest_checkpoint(
             cfg.work_dir, log=lambda line: print(f'{PROG}: {line}',
                                                  flush=True))
-        if cfg.load_from is None:
-            dangling = dangling_pointer(cfg.work_dir)
+        dangling = latest is None and dangling_pointer(cfg.work_dir)
+        flag = '--resume-if-saved' if args.resume_if_saved else '--resume'
+        if latest is not None:
+            cfg.resume, cfg.load_from = True, latest
+        elif args.resume_if_saved and not dangling:
+            # A job stopped before its first checkpoint: nothing was lost.
+            print(f'{PROG}: --resume-if-saved: no training checkpoint in '
+                  f'{cfg.work_dir} yet: starting a new run', flush=True)
+        else:  # asked for, or saved and then lost: a person decides
             raise UserError(
-                f'--resume: no training checkpoint in {cfg.work_dir} to '
+                f'{flag}: no training checkpoint in {cfg.work_dir} to '
                 'resume from' + (
                     f' (its last_checkpoint names {dangling}, which does '
-                    'not exist)' if dangling else '') + '; drop --resume '
+                    'not exist)' if dangling else '') + f'; drop {flag} '
                 'to start a new run, or give the checkpoint (--resume CKPT) '
                 'or the run\'s --work-dir')
     elif args.resume is not None:
@@ -214,7 +230,9 @@ def check_config(cfg, args):
     deepspeed = (cfg.get('strategy') or {}).get('type') == 'DeepSpeedStrategy'
     if not deepspeed:
         check_optimizer_builds(cfg, model)
-    if args.resume is not None and not deepspeed:
+    resuming = args.resume is not None or (args.resume_if_saved and
+                                           cfg.get('resume'))
+    if resuming and not deepspeed:
         check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
     built.build_dataset(cfg, 'train')
     check_batch_norm_batches(cfg, model, built.dataset, get_world_size())

@@ -24,13 +24,13 @@ def window(*args, root=REPO_ROOT, env=None):
     return subprocess.run(
         ['bash', os.path.join(root, WINDOW), *map(str, args)], cwd=root,
         capture_output=True, text=True, timeout=60,
-        env=dict(os.environ, PYTHON=sys.executable, **(env or {})))
+        env={**os.environ, 'PYTHON': sys.executable, **(env or {})})
 
 
 @pytest.mark.parametrize('args, message', [
     (['OUT', '9', 'acceptance', 'mfu'],
      "PART 'mfu' unknown; choose from profile, kernels, acceptance, speed, "
-     'fit, study'),
+     'fit, ops, study'),
     (['OUT', '0'], 'MINUTES must be a whole number of minutes >= 1'),
     (['OUT', '2.5'], 'MINUTES must be a whole number'),
     (['--fast', 'OUT'], 'unknown option --fast (allowed: --smoke'),
@@ -64,6 +64,88 @@ def test_what_the_parts_need_is_checked_before_anything_runs(tmp_path):
     assert not (tmp_path / 'out').exists()
 
 
+def fake_node_python(tmp_path):
+    """A node's Python that is this one, but whose pip only logs what it is
+    asked to install (to ``pip.log``), and which stops the window at its
+    first use of the installed copy (exit code 3)."""
+    log = tmp_path / 'pip.log'
+    python = tmp_path / 'python'
+    python.write_text(
+        '#!/bin/bash\n'
+        f'if [[ $1 == -m && $2 == pip ]]; then echo "${{*:3}}" >> {log}; '
+        'exit 0; fi\n'
+        'if [[ $1 == -c && $2 == *randsac_mm.registration* ]]; then exit 3; '
+        'fi\n'
+        f'exec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    return str(python), log
+
+
+def node_wheelhouse(tmp_path, cuda_for):
+    """A wheelhouse for this Python: mmcv-lite, randsac_mm's own wheel and
+    a package no environment has; with ``cuda_for`` ('py3.11-torch2.13.0'),
+    mmcv with CUDA ops in ``mmcv-cuda/<cuda_for>``."""
+    import torch
+    house = tmp_path / 'wheelhouse'
+    plain = house / ('py%d.%d' % sys.version_info[:2])
+    plain.mkdir(parents=True)
+    for name in ('mmcv_lite-2.1.0-py2.py3-none-any.whl',
+                 'randsac_mm-1.0.0-py3-none-any.whl',
+                 'nowhere_installed-1.0-py3-none-any.whl'):
+        (plain / name).write_bytes(b'')
+    if cuda_for:
+        cuda = house / 'mmcv-cuda' / cuda_for.format(
+            torch=torch.__version__.split('+')[0])
+        cuda.mkdir(parents=True)
+        (cuda / 'mmcv-2.1.0-cp311-cp311-linux_x86_64.whl').write_bytes(b'')
+    return house
+
+
+def test_a_node_gets_mmcv_with_cuda_ops_built_for_its_python_and_torch(
+        tmp_path):
+    python, log = fake_node_python(tmp_path)
+    house = node_wheelhouse(tmp_path, 'py%d.%d-torch{torch}' %
+                            sys.version_info[:2])
+    proc = window('--wheelhouse', house, tmp_path / 'out', '5', 'ops',
+                  env={'PYTHON': python})
+    assert proc.returncode == 2  # the fake stops it after installing
+    plain = house / ('py%d.%d' % sys.version_info[:2])
+    cuda_wheel, = (house / 'mmcv-cuda').glob('*/mmcv-*.whl')
+    installs = log.read_text().splitlines()
+    # What the node lacks, mmcv-lite and randsac_mm's own wheel left out;
+    # mmcv with CUDA ops over any mmcv there; the copy.
+    assert installs[0].endswith(
+        ' ' + str(plain / 'nowhere_installed-1.0-py3-none-any.whl'))
+    assert 'mmcv_lite' not in log.read_text()
+    assert '--force-reinstall' in installs[1]
+    assert installs[1].endswith(str(cuda_wheel))
+    assert installs[2].endswith('-e .') and len(installs) == 3
+    assert "in mmcv-lite's place" in proc.stdout
+
+
+def test_a_node_without_cuda_ops_for_its_torch_is_told_how_to_make_them(
+        tmp_path):
+    python, log = fake_node_python(tmp_path)
+    # Built for another torch: of no use to this one.
+    house = node_wheelhouse(tmp_path, 'py%d.%d-torch0.0.1' %
+                            sys.version_info[:2])
+    proc = window('--wheelhouse', house, tmp_path / 'out', '5', 'ops',
+                  env={'PYTHON': python})
+    assert proc.returncode == 2
+    assert 'make node-mmcv NODE_PYTHON=python%d.%d NODE_TORCH=' % \
+        sys.version_info[:2] in proc.stderr
+    assert 'made: py%d.%d-torch0.0.1' % sys.version_info[:2] in proc.stderr
+    assert not log.exists() and not (tmp_path / 'out').exists()
+    # Without ops the window goes on with mmcv-lite, and says so.
+    data = write_mnist(str(tmp_path / 'fmnist'), train=4, test=2)
+    proc = window('--wheelhouse', house, '--data-root', data,
+                  tmp_path / 'out', '5', 'speed', env={'PYTHON': python})
+    installs = log.read_text().splitlines()
+    assert 'mmcv-lite (no compiled ops)' in proc.stdout
+    assert 'mmcv_lite-2.1.0-py2.py3-none-any.whl ' in installs[0]
+    assert installs[1].endswith('-e .') and len(installs) == 2
+
+
 @pytest.fixture(scope='module')
 def smoke(tmp_path_factory):
     """The smoke window's $OUT (its archive unpacked) and output, four
@@ -75,7 +157,7 @@ def smoke(tmp_path_factory):
     # As on a node: no git (GIT_DIR names none), the commit given.
     proc = run_tool(['bash', WINDOW, '--smoke', '--no-install',
                      '--data-root', data, out, '8', 'profile', 'kernels',
-                     'acceptance', 'fit'],
+                     'acceptance', 'fit', 'ops'],
                     env={COMMIT_VARIABLE: 'abcdef1', 'GIT_DIR': str(
                         tmp_path / 'no-git')}, timeout=420)
     # What came back: window.log and, past 8 files, the others packed.
@@ -95,7 +177,8 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
     # What comes back: plain files, few enough for a lent machine's $OUT.
     assert sorted(os.listdir(out)) == [
         'acceptance.json', 'acceptance.md', 'acceptance_logs.tar.gz',
-        'paper_scale_fit.json', 'step_profile.json', 'step_profile.md',
+        'mmcv_cuda_ops.json', 'paper_scale_fit.json', 'step_profile.json',
+        'step_profile.md',
         'step_profile_kernels.json', 'step_profile_kernels.md', 'window.log']
     acceptance = json.loads((out / 'acceptance.json').read_text())
     assert acceptance['environment']['commit'] == 'abcdef1'
@@ -109,6 +192,12 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
         ('on_device', 2)]
     assert len(fit['rows'][0]['per_process']) == 2
     assert fit['commit'] == 'abcdef1' and fit['device'] == 'cpu'
+    ops = json.loads((out / 'mmcv_cuda_ops.json').read_text())
+    assert ops['commit'] == 'abcdef1' and ops['device'] == 'cpu'
+    assert [r['op'] for r in ops['ops']] == [
+        'roi_align (sampling_ratio 0)', 'roi_align (sampling_ratio 2)',
+        'nms (IoU 0.5)']
+    assert ops['passed'] and ops['ops'][2]['same_kept']
     log = (out / 'window.log').read_text()
     assert 'images/s' in log and 'window_files.tar.gz' in log
     assert 'done; in' in proc.stdout

@@ -180,6 +180,19 @@ ROWS = [
      r'.*dangling_work_dir to resume from \(its last_checkpoint names '
      r'.*dangling_work_dir/epoch_1\.pth, which does not exist\); drop '
      r'--resume', None),
+    # A requeued job (tools/slurm_train.sh) starts again where nothing was
+    # saved, but not where a checkpoint was saved and then lost.
+    ('resume-if-saved-dangling-pointer',
+     [TRAIN, DEMO_CLASSIFIER, '--resume-if-saved', '--work-dir',
+      '{dangling}', *CPU],
+     r'^tools/train\.py: error: --resume-if-saved: no training checkpoint '
+     r'in .*dangling_work_dir to resume from \(its last_checkpoint names '
+     r'.*dangling_work_dir/epoch_1\.pth, which does not exist\); drop '
+     r'--resume-if-saved', None),
+    ('resume-if-saved-and-resume',
+     [TRAIN, DEMO_CLASSIFIER, '--resume-if-saved', '--resume', *CPU],
+     r'^tools/train\.py: error: --resume-if-saved: not with --resume \(one '
+     r'decides where the run starts\)$', None),
     ('resume-another-models-checkpoint',
      [TRAIN, DEMO_CLASSIFIER, '--resume', '{pre}', '--work-dir', '{empty}',
       *CPU],

@@ -3,7 +3,8 @@ Slurm: a stand-in ``srun`` runs the task as srun would (on the CPU, one
 process) and sends it SIGUSR1 once it has saved its first epoch, as
 ``--signal=USR1@90`` does 90 s before the limit; a stand-in ``scontrol``
 notes what it is asked. The run stops naming its checkpoint, the job
-requeues itself, and the requeued job runs with --resume."""
+requeues itself, and the requeued job runs with --resume-if-saved: it
+resumes, or starts again if it was stopped before its first checkpoint."""
 import json
 import os
 import re
@@ -55,10 +56,13 @@ def slurm(tmp_path):
     return dict(PATH=f"{bin_dir}:{os.environ['PATH']}", NOTES=str(tmp_path))
 
 
-def slurm_train(slurm, work_dir, **env):
+def slurm_train(slurm, work_dir, *extra, **env):
+    """tools/slurm_train.sh on the demo classifier, ``extra`` arguments of
+    tools/train.py first."""
     return subprocess.run(
         ['tools/slurm_train.sh', 'gpu', 'randsac', DEMO_CLASSIFIER,
-         str(work_dir), '--cfg-options', 'default_hooks.logger.interval=1',
+         str(work_dir), *extra, '--cfg-options',
+         'default_hooks.logger.interval=1',
          'default_hooks.checkpoint.interval=1',
          'train_dataloader.dataset.indices=128', 'train_cfg.val_interval=10'],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
@@ -93,8 +97,24 @@ def test_a_job_stopped_before_its_limit_requeues_itself_to_resume(tmp_path,
     assert again.returncode == 0, again.stderr
     srun = json.loads(open(tmp_path / 'srun.json').read().splitlines()[1])
     assert '--signal=USR1@30' in srun
-    assert srun[srun.index('--launcher') + 2] == '--resume'
+    assert srun[srun.index('--launcher') + 2] == '--resume-if-saved'
     assert (tmp_path / 'scontrol.txt').read_text() == 'requeue 4242\n'
+
+
+def test_a_job_requeued_before_its_first_checkpoint_starts_again(tmp_path,
+                                                               slurm):
+    work = tmp_path / 'work'
+    work.mkdir()  # the first try made it, and was stopped before saving
+    again = slurm_train(slurm, work, '--dry-run', SLURM_RESTART_COUNT='1',
+                        STOP_AT='never printed')
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr
+    [srun] = [json.loads(line) for line in open(tmp_path / 'srun.json')]
+    assert '--resume-if-saved' in srun and '--resume' not in srun
+    lines = again.stdout.splitlines()
+    said = [line for line in lines if '--resume-if-saved' in line]
+    assert said == [f'tools/train.py: --resume-if-saved: no training '
+                    f'checkpoint in {work} yet: starting a new run']
+    assert 'the checks passed' in lines[-1]
 
 
 def test_requeue_takes_0_or_1(tmp_path, slurm):

@@ -25,7 +25,6 @@ Examples:
     python tools/misc/cuda_toolkit.py --check-ext \
         --out docs/benchmarks/mmcv_cuda_build.json
 """
-import glob
 import json
 import os
 import os.path as osp
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 
 from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import OUTPUT_FILE
+from randsac_mm.cli.paths import INPUT_FILE, OUTPUT_FILE
 
 # The toolkit wheels the build needs: nvcc (with nvvm), the CUDA C++
 # library headers (cccl: thrust, cub) and the runtime headers (crt).
@@ -172,12 +171,41 @@ def toolkit_requirement(torch_cuda, installed):
     return f'cuda-toolkit[{TOOLKIT_EXTRAS}]=={torch_cuda}.*'
 
 
-def installed_version(distribution):
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version(distribution)
-    except PackageNotFoundError:
-        return None
+# What the build needs to know of the interpreter it builds for, asked of
+# that interpreter (it may be another Python with another torch).
+TORCH_PROBE = """
+import json, os.path as osp, torch
+from importlib import metadata
+try:
+    toolkit = metadata.version('cuda-toolkit')
+except metadata.PackageNotFoundError:
+    toolkit = None
+gpus = [torch.cuda.get_device_capability(i)
+        for i in range(torch.cuda.device_count())] \\
+    if torch.cuda.is_available() else []
+print(json.dumps(dict(
+    version=torch.__version__, cuda=torch.version.cuda, toolkit=toolkit,
+    site_packages=osp.dirname(osp.dirname(torch.__file__)), gpus=gpus)))
+"""
+# The installed mmcv's compiled ops, imported as a run would.
+EXT_PROBE = """
+import glob, json, os.path as osp, platform, mmcv, mmcv._ext, torch
+library, = glob.glob(osp.join(osp.dirname(mmcv.__file__), '_ext*.so'))
+print(json.dumps(dict(mmcv=mmcv.__version__, torch=torch.__version__,
+                      torch_cuda=torch.version.cuda, library=library,
+                      python=platform.python_version())))
+"""
+
+
+def ask(python, probe, what):
+    """The JSON ``probe`` prints when ``python`` runs it; one line naming
+    ``what`` failed otherwise."""
+    done = subprocess.run([python, '-c', probe], capture_output=True,
+                          text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ['no output'])[-1]
+        raise ToolkitError(f'{python}: {what} failed: {last}')
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def exports(toolkit):
@@ -186,39 +214,41 @@ def exports(toolkit):
             f'export PATH={toolkit.home}/bin:$PATH\n')
 
 
-def locate(install):
-    import torch
-    if torch.version.cuda is None:
-        raise ToolkitError(f'FORCE_CUDA=1: torch {torch.__version__} is a '
+def locate(torch, python, install):
+    """The toolkit for ``torch`` (:data:`TORCH_PROBE`'s answer of
+    ``python``), pip's installed into ``python`` if none is found and
+    ``install``."""
+    if torch['cuda'] is None:
+        raise ToolkitError(f'FORCE_CUDA=1: torch {torch["version"]} is a '
                            f'CPU build; install torch with CUDA (the pin '
                            f'from PyPI on Linux is one)')
-    site_packages = osp.dirname(osp.dirname(torch.__file__))
-    major = int(torch.version.cuda.split('.')[0])
-    found = find_toolkit(torch.version.cuda, site_packages, os.environ)
+    major = int(torch['cuda'].split('.')[0])
+    found = find_toolkit(torch['cuda'], torch['site_packages'], os.environ)
     if found is None:
-        requirement = toolkit_requirement(
-            torch.version.cuda, installed_version('cuda-toolkit'))
+        requirement = toolkit_requirement(torch['cuda'], torch['toolkit'])
         if not install:
-            raise ToolkitError(f'no CUDA {torch.version.cuda} toolkit: pip '
+            raise ToolkitError(f'no CUDA {torch["cuda"]} toolkit: pip '
                                f'install "{requirement}", or rerun with '
                                f'--install')
         say(f'installing {requirement}')
-        subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
-                        requirement], check=True)
-        found = toolkit_at(pip_toolkit_home(site_packages, major),
+        subprocess.run([python, '-m', 'pip', 'install', '-q', requirement],
+                       check=True)
+        found = toolkit_at(pip_toolkit_home(torch['site_packages'], major),
                            "pip's toolkit wheels")
     if found.source == "pip's toolkit wheels":
         link_pip_layout(found.home, major)
     say(f'CUDA toolkit: nvcc {found.version} from {found.source} '
-        f'({found.home}); torch {torch.__version__} is built with CUDA '
-        f'{torch.version.cuda}')
+        f'({found.home}); torch {torch["version"]} is built with CUDA '
+        f'{torch["cuda"]}')
     return found
 
 
-def build_exports(install):
-    """The toolkit's exports, and the arch list, said and exported."""
-    arches = arch_list(os.environ, visible_gpus())
-    toolkit = locate(install)
+def build_exports(python, install):
+    """The toolkit's exports, and the arch list, said and exported, for the
+    build of ``python``'s torch."""
+    torch = ask(python, TORCH_PROBE, 'import torch')
+    arches = arch_list(os.environ, [tuple(g) for g in torch['gpus']])
+    toolkit = locate(torch, python, install)
     say(f'building for TORCH_CUDA_ARCH_LIST={arches}')
     return (exports(toolkit) + f"export TORCH_CUDA_ARCH_LIST='{arches}'\n"
             f'export RANDSAC_NVCC_VERSION={toolkit.version}\n'
@@ -242,14 +272,6 @@ def arch_list(environ, visible_gpus):
                             for major, minor in visible_gpus}))
 
 
-def visible_gpus():
-    import torch
-    if not torch.cuda.is_available():
-        return []
-    return [torch.cuda.get_device_capability(i)
-            for i in range(torch.cuda.device_count())]
-
-
 def cuda_launchers(library):
     """The names of the CUDA kernel launchers compiled into ``library``
     (an ``_ext`` .so): read from its symbol names, so no GPU is needed."""
@@ -261,16 +283,17 @@ def cuda_launchers(library):
     return sorted({n.decode() for n in names})
 
 
-def check_ext(out, build_seconds=None):
-    import mmcv
-    import mmcv._ext  # noqa: F401  (fails here when the ops are missing)
-    import torch
-    library, = glob.glob(osp.join(osp.dirname(mmcv.__file__), '_ext*.so'))
+def check_ext(python, out, build_seconds=None, wheel=None):
+    """Checks ``python``'s mmcv._ext for :data:`REQUIRED_LAUNCHERS`; its
+    figures, with the build's seconds and the size of its ``wheel`` where
+    given, are printed, and merged into the JSON ``out`` if given."""
+    ext = ask(python, EXT_PROBE, 'import mmcv._ext')
+    library = ext['library']
     launchers = cuda_launchers(library)
     missing = [n for n in REQUIRED_LAUNCHERS if n not in launchers]
     record = dict(
-        mmcv=mmcv.__version__, torch=torch.__version__,
-        torch_cuda=torch.version.cuda,
+        mmcv=ext['mmcv'], torch=ext['torch'], torch_cuda=ext['torch_cuda'],
+        python=ext['python'],
         nvcc=os.environ.get('RANDSAC_NVCC_VERSION'),
         toolkit=os.environ.get('RANDSAC_CUDA_TOOLKIT'),
         arch_list=os.environ.get('TORCH_CUDA_ARCH_LIST'),
@@ -278,6 +301,9 @@ def check_ext(out, build_seconds=None):
             osp.getsize(library) / 2**20, 1),
         cuda_kernel_launchers=len(launchers), missing=missing,
         build_seconds=build_seconds, cpu_count=os.cpu_count())
+    if wheel:
+        record.update(wheel=osp.basename(wheel),
+                      wheel_bytes=osp.getsize(wheel))
     print(json.dumps(record, indent=1))
     if out:
         existing = {}
@@ -301,16 +327,24 @@ def parse_args(argv=None):
     parser.add_argument('--check-ext', action='store_true',
                         help="check the installed mmcv._ext for its CUDA "
                         "kernels instead (no GPU needed)")
+    parser.add_path('--python', kind=INPUT_FILE, default=sys.executable,
+                    help='the interpreter whose torch the build is for, '
+                    'and whose mmcv --check-ext checks (another Python '
+                    'with another torch: a GPU node\'s)')
     parser.add_path('--out', kind=OUTPUT_FILE, suffixes=('.json',),
                     help='with --check-ext: a JSON to write the figures '
                     'into (its other keys kept). None: printed only')
     parser.add_argument('--build-seconds', type=float,
                         help='with --check-ext: the wall seconds of the '
                         'build, recorded. None: not recorded')
+    parser.add_path('--wheel', kind=INPUT_FILE, suffixes=('.whl',),
+                    help='with --check-ext: the wheel built, its size '
+                    'recorded. None: not recorded')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     for flag, value in (('--out', args.out),
-                        ('--build-seconds', args.build_seconds)):
+                        ('--build-seconds', args.build_seconds),
+                        ('--wheel', args.wheel)):
         if value is not None and not args.check_ext:
             parser.error(f'{flag} applies with --check-ext only')
     return args
@@ -319,9 +353,9 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     if args.check_ext:
-        check_ext(args.out, args.build_seconds)
+        check_ext(args.python, args.out, args.build_seconds, args.wheel)
     else:
-        print(build_exports(args.install), end='')
+        print(build_exports(args.python, args.install), end='')
 
 
 if __name__ == '__main__':

@@ -36,6 +36,9 @@
 #     speed       python -m experiments.benchmarks.paper_scale_speed --device cuda
 #                 --compile --steps 40 --warmup 8: paper_scale_speed.json, also put where the
 #                 study's plan reads the measured speed
+#     ops         python -m experiments.benchmarks.mmcv_cuda_ops: mmcv's
+#                 RoIAlign and NMS on CUDA against the CPU, same inputs:
+#                 mmcv_cuda_ops.json (needs mmcv with CUDA ops: below)
 #     study       python -m experiments.paper_scale --whole-runs-only with
 #                 the minutes left (no run starts that its estimate says
 #                 cannot finish): paper_scale_records.tar.gz
@@ -43,10 +46,13 @@
 #
 # Before anything runs it checks what the parts need (torch; scikit-learn
 # and OpenCV for the acceptance run's photographs; setuptools >= 64 to
-# install; the data files). It then installs from wheelhouse/py<X.Y> (the
-# node's Python) the packages the node lacks, never randsac_mm's own wheel,
-# and the copy itself as make install does (pip install -e .), so every
-# process runs the copy's code, the code the commit names.
+# install; the data files; for ops, mmcv with CUDA ops). It then installs
+# from wheelhouse/py<X.Y> (the node's Python) the packages the node lacks,
+# never randsac_mm's own wheel, and the copy itself as make install does
+# (pip install -e .), so every process runs the copy's code, the code the
+# commit names. Where wheelhouse/mmcv-cuda/py<X.Y>-torch<V> holds mmcv with
+# its CUDA ops for the node's Python and torch (make node-mmcv), that mmcv
+# is installed in mmcv-lite's place; --wheelhouse DIR: another wheelhouse.
 # --data-root: Fashion-MNIST's IDX files for speed and study (default
 # data/fashion-mnist, what make fashion-mnist writes). --smoke runs each
 # part's CPU form (tiny, no GPU) and --no-install uses the environment as it
@@ -55,17 +61,18 @@ set -uo pipefail
 
 fail() { echo "gpu_window.sh: $*" >&2; exit 2; }
 
-smoke=0 install=1 data=
+smoke=0 install=1 data= wheelhouse=
 while [[ $# -gt 0 && $1 == --* ]]; do
     case $1 in
         --smoke) smoke=1 ;;
         --no-install) install=0 ;;
         --data-root) data=$(realpath -m -- "${2:?--data-root needs a folder}"); shift ;;
-        *) fail "unknown option $1 (allowed: --smoke, --no-install, --data-root DIR)" ;;
+        --wheelhouse) wheelhouse=$(realpath -m -- "${2:?--wheelhouse needs a folder}"); shift ;;
+        *) fail "unknown option $1 (allowed: --smoke, --no-install, --data-root DIR, --wheelhouse DIR)" ;;
     esac
     shift
 done
-[[ $# -ge 1 ]] || fail 'usage: RANDSAC_COMMIT=<commit> bash tools/misc/gpu_window.sh [--smoke] [--no-install] [--data-root DIR] OUT [MINUTES [PART...]]'
+[[ $# -ge 1 ]] || fail 'usage: RANDSAC_COMMIT=<commit> bash tools/misc/gpu_window.sh [--smoke] [--no-install] [--data-root DIR] [--wheelhouse DIR] OUT [MINUTES [PART...]]'
 out=$1 minutes=${2:-9}
 shift $(( $# >= 2 ? 2 : 1 ))
 parts=("$@")
@@ -74,25 +81,29 @@ parts=("$@")
     fail "MINUTES must be a whole number of minutes >= 1, got '$minutes'"
 for part in "${parts[@]}"; do
     case $part in
-        profile|kernels|acceptance|speed|fit|study) ;;
-        *) fail "PART '$part' unknown; choose from profile, kernels, acceptance, speed, fit, study" ;;
+        profile|kernels|acceptance|speed|fit|ops|study) ;;
+        *) fail "PART '$part' unknown; choose from profile, kernels, acceptance, speed, fit, ops, study" ;;
     esac
 done
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 data=${data:-$root/data/fashion-mnist}
+wheelhouse=${wheelhouse:-$root/wheelhouse}
 python=${PYTHON:-python3}
 # The commit goes into every record; a copy without git must be told it.
 if ! git -C "$root" rev-parse --short HEAD >/dev/null 2>&1 && [[ -z ${RANDSAC_COMMIT:-} ]]; then
     fail 'this copy has no git, so RANDSAC_COMMIT must name its commit (make gpu-window prints the command with it)'
 fi
 # What the parts need, checked before the window's minutes go to anything.
-"$python" - "$install" "$data" "${parts[@]}" <<'PY' || exit 2
+"$python" - "$install" "$data" "$wheelhouse" "${parts[@]}" <<'PY' || exit 2
+import glob
 import importlib.util
 import os.path as osp
 import sys
+from importlib import metadata
 
-install, data, parts = sys.argv[1] == '1', sys.argv[2], sys.argv[3:]
+install, data, wheelhouse = sys.argv[1] == '1', sys.argv[2], sys.argv[3]
+parts = sys.argv[4:]
 need = {'torch': 'the node brings its own'}
 if 'acceptance' in parts:
     need.update(sklearn="scikit-learn: the acceptance run's photographs",
@@ -115,6 +126,21 @@ if {'speed', 'fit', 'study'} & set(parts):
                 missing.append(f'{osp.join(data, name)}[.gz] (Fashion-MNIST '
                                'for speed and study: make fashion-mnist, or '
                                '--data-root)')
+if 'ops' in parts and importlib.util.find_spec('torch') is not None:
+    python = '%d.%d' % sys.version_info[:2]
+    torch = metadata.version('torch').split('+')[0]
+    folder = osp.join(wheelhouse, 'mmcv-cuda', f'py{python}-torch{torch}')
+    spec = importlib.util.find_spec('mmcv')
+    if install and not glob.glob(osp.join(folder, 'mmcv-2.1.0-*.whl')):
+        made = sorted(osp.basename(f) for f in glob.glob(
+            osp.join(wheelhouse, 'mmcv-cuda', '*')))
+        missing.append(
+            f'mmcv 2.1.0 with CUDA ops for Python {python} and torch {torch} '
+            f'in {folder} (for ops: make node-mmcv NODE_PYTHON=python{python} '
+            f'NODE_TORCH={torch}; made: {", ".join(made) or "none"})')
+    elif not install and not (spec and glob.glob(osp.join(
+            osp.dirname(spec.origin), '_ext*.so'))):
+        missing.append('mmcv with its compiled ops (mmcv._ext) for ops')
 if missing:
     sys.exit(f'gpu_window.sh: {sys.executable} lacks: ' + '; '.join(missing))
 PY
@@ -141,25 +167,35 @@ left() { echo $(( deadline - reserve - $(date +%s) )); }
 # acceptance run 326 s. kernels compiles three times; fit's rows come in
 # order (both paths alone first), so a fit stopped at its least time keeps
 # those.
-declare -A least=([profile]=120 [kernels]=240 [acceptance]=240 [speed]=120 [fit]=180 [study]=120)
-if (( smoke )); then least=([profile]=20 [kernels]=20 [acceptance]=20 [speed]=10 [fit]=20 [study]=20); fi
+declare -A least=([profile]=120 [kernels]=240 [acceptance]=240 [speed]=120 [fit]=180 [ops]=60 [study]=120)
+if (( smoke )); then least=([profile]=20 [kernels]=20 [acceptance]=20 [speed]=10 [fit]=20 [ops]=10 [study]=20); fi
 
 if (( install )); then
     version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    wheels=$root/wheelhouse/py$version
+    wheels=$wheelhouse/py$version
     ls "$wheels"/*.whl >/dev/null 2>&1 ||
         fail "no wheels in $wheels for this node's Python $version: run make gpu-window and carry wheelhouse"
-    # The wheels of packages the node lacks, randsac_mm's aside: the node's
-    # own packages (packaging, rich, ...) stay as its other software has them.
-    missing=$("$python" - "$wheels"/*.whl <<'PY'
+    # mmcv with its CUDA ops built for this Python and torch, if carried.
+    torch_version=$("$python" -c 'from importlib import metadata; print(metadata.version("torch").split("+")[0])') || exit 2
+    cuda_wheel=$(ls "$wheelhouse/mmcv-cuda/py$version-torch$torch_version"/mmcv-2.1.0-*.whl 2>/dev/null | head -n 1)
+    if [[ -n $cuda_wheel ]]; then
+        say "mmcv with CUDA ops: ${cuda_wheel#$root/}, in mmcv-lite's place"
+    else
+        say "mmcv-lite (no compiled ops): $wheelhouse/mmcv-cuda has no mmcv for Python $version and torch $torch_version (make node-mmcv)"
+    fi
+    # The wheels of packages the node lacks, randsac_mm's aside (and
+    # mmcv-lite's where mmcv with CUDA ops replaces it): the node's own
+    # packages (packaging, rich, ...) stay as its other software has them.
+    missing=$("$python" - "${cuda_wheel:+mmcv_lite}" "$wheels"/*.whl <<'PY'
 import sys
 from importlib import metadata
-for wheel in sys.argv[1:]:
+left_out = {'randsac_mm', sys.argv[1]}
+for wheel in sys.argv[2:]:
     name = wheel.rsplit('/', 1)[-1].split('-')[0]
     try:
         metadata.version(name)
     except metadata.PackageNotFoundError:
-        if name != 'randsac_mm':
+        if name not in left_out:
             print(wheel)
 PY
 ) || exit 2
@@ -167,6 +203,12 @@ PY
     if [[ -n $missing ]]; then
         echo "$missing" | xargs -d '\n' "$python" -m pip install -q --no-index --no-deps --no-compile \
             --disable-pip-version-check || exit 2
+    fi
+    # Over any mmcv the node has: a CPU build of the same version would
+    # otherwise satisfy pip.
+    if [[ -n $cuda_wheel ]]; then
+        "$python" -m pip install -q --no-index --no-deps --no-compile --force-reinstall \
+            --disable-pip-version-check "$cuda_wheel" || exit 2
     fi
     "$python" -m pip install -q --no-index --no-deps --no-build-isolation --use-pep517 \
         --disable-pip-version-check -e . || exit 2
@@ -270,6 +312,10 @@ for i in "${!parts[@]}"; do
         run_part "$i" speed "$python" -m experiments.benchmarks.paper_scale_speed "${extra[@]}" --data-root "$data" \
             --out "$out/paper_scale_speed.json"
         for_the_plan "$out/paper_scale_speed.json"
+        ;;
+    ops)
+        if (( smoke )); then extra=(--device cpu); else extra=(); fi
+        run_part "$i" ops "$python" -m experiments.benchmarks.mmcv_cuda_ops "${extra[@]}" --out "$out"
         ;;
     study)
         if (( smoke )); then
