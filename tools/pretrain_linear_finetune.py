@@ -20,14 +20,13 @@ later, in a child process: the configs' kinds, the --*-options, the
 device, and that the evaluation configs' backbones fit the pretraining
 encoder (--pretrain-checkpoint's, or the pretraining config's model).
 """
-import argparse
 import json
 import os
 import os.path as osp
 import subprocess
 import sys
 
-from randsac_mm.cli.args import positive_int
+from randsac_mm.cli.args import cfg_option, positive_int
 from randsac_mm.cli.config_kinds import require_kind
 from randsac_mm.cli.device import DEVICES, use_device_or_exit
 from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
@@ -42,14 +41,6 @@ from randsac_mm.cli.paths import (
 PROG = 'tools/pretrain_linear_finetune.py'
 HERE = osp.dirname(osp.abspath(__file__))
 STAGES = ('pretrain', 'linear', 'finetune')
-
-
-def key_value(text):
-    """argparse ``type`` of a --cfg-options entry: KEY=VALUE."""
-    if '=' not in text or text.startswith('='):
-        raise argparse.ArgumentTypeError(
-            f'{text!r} is not KEY=VALUE (e.g. train_cfg.max_epochs=2)')
-    return text
 
 
 def parse_args(argv=None):
@@ -76,7 +67,7 @@ def parse_args(argv=None):
                         '(CUDA GPUs, checked here first) or cpu, on purpose')
     for stage in STAGES:
         parser.add_argument(f'--{stage}-options', nargs='+', default=[],
-                            type=key_value, metavar='KEY=VALUE',
+                            type=cfg_option, metavar='KEY=VALUE',
                             help=f'--cfg-options of the {stage} stage')
     parser.add_argument('--dry-run', action='store_true',
                         help='make the checks and stop before the first '
@@ -112,6 +103,16 @@ def train(config, work_dir, options, gpus, device, step):
     return newest_checkpoint(work_dir)
 
 
+def stage_options(stage, args, encoder):
+    """The ``--cfg-options`` a stage's tools/train.py and tools/test.py
+    get: an evaluation stage's backbone from ``encoder``, then the user's
+    ``--<stage>-options`` (which may name another)."""
+    options = getattr(args, f'{stage}_options')
+    if stage == 'pretrain':
+        return options
+    return [f'model.backbone.init_cfg.checkpoint={encoder}'] + options
+
+
 def test(config, checkpoint, work_dir, options, device, step):
     command = [sys.executable, osp.join(HERE, 'test.py'), config, checkpoint,
                '--work-dir', work_dir, '--device', device]
@@ -136,37 +137,39 @@ def default_eval_configs(args, pretrain_cfg):
     args.finetune_config = args.finetune_config or named['finetune']
 
 
+def stage_config(args, stage, encoder):
+    """The config a stage's tools/train.py runs: read, of the kind the
+    stage takes, with its :func:`stage_options` applied as tools/train.py
+    applies ``--cfg-options`` (the schedule fitted to a new length too). The
+    pretraining config fills in the evaluation configs it names."""
+    from randsac_mm.cli.args import parse_cfg_options
+    from randsac_mm.cli.config import apply_cfg_options, read_config
+    argument = f'{stage}_config'
+    path = getattr(args, argument)
+    cfg = read_config(path, argument)
+    require_kind(cfg, ('pretraining', ) if stage == 'pretrain' else
+                 ('classifier', ), argument, path)
+    if stage == 'pretrain':
+        default_eval_configs(args, cfg)
+    apply_cfg_options(cfg, parse_cfg_options(
+        stage_options(stage, args, encoder)))
+    return cfg
+
+
 def check_up_front(args):
     """Everything a later stage would refuse, checked before the first
     starts (UserError naming the argument)."""
     import tempfile
 
     import torch
-    from mmengine.config import DictAction
 
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
     from randsac_mm.checkpoint.reading import read_checkpoint
     from randsac_mm.cli.builds import check_model_builds
-    from randsac_mm.cli.config import read_config
     from randsac_mm.cli.config_kinds import check_collate
     from randsac_mm.cli.run.checks import check_pretrained_init
-    def options(stage):  # --<stage>-options as train.py will merge them
-        return {key: DictAction._parse_iterable(value) for key, value in (
-            kv.split('=', 1) for kv in getattr(args, f'{stage}_options'))}
 
-    pretrain_cfg = read_config(args.pretrain_config, 'pretrain_config')
-    require_kind(pretrain_cfg, ('pretraining', ), 'pretrain_config',
-                 args.pretrain_config)
-    default_eval_configs(args, pretrain_cfg)
-    pretrain_cfg.merge_from_dict(options('pretrain'))
-    eval_cfgs = {}
-    for stage in ('linear', 'finetune'):
-        argument = f'{stage}_config'
-        path = getattr(args, argument)
-        cfg = read_config(path, argument)
-        require_kind(cfg, ('classifier', ), argument, path)
-        cfg.merge_from_dict(options(stage))
-        eval_cfgs[stage] = cfg
+    pretrain_cfg = stage_config(args, 'pretrain', None)
     if args.pretrain_checkpoint is not None:
         read_checkpoint(args.pretrain_checkpoint, '--pretrain-checkpoint')
         encoder, source = args.pretrain_checkpoint, '--pretrain-checkpoint'
@@ -183,7 +186,8 @@ def check_up_front(args):
             torch.save({'state_dict': model.state_dict(), 'meta': {}},
                        encoder)
             del model
-        for stage, cfg in eval_cfgs.items():
+        for stage in ('linear', 'finetune'):
+            cfg = stage_config(args, stage, encoder)
             init_cfg = cfg.model.get('backbone', {}).get('init_cfg')
             if not (isinstance(init_cfg, dict)
                     and init_cfg.get('type') == 'Pretrained'):
@@ -192,15 +196,18 @@ def check_up_front(args):
                     'does not initialise its backbone from a checkpoint '
                     "(model.backbone.init_cfg type='Pretrained'): it would "
                     'not evaluate the pretrained encoder')
-            init_cfg.checkpoint = encoder
-            what = (repr(encoder) if source == '--pretrain-checkpoint'
-                    else f'the model of {args.pretrain_config}')
+            if init_cfg.checkpoint != encoder:  # the user's options name one
+                what, blame = repr(init_cfg.checkpoint), f'--{stage}-options'
+            elif source == '--pretrain-checkpoint':
+                what, blame = repr(encoder), source
+            else:
+                what, blame = f'the model of {args.pretrain_config}', source
             backbone = getattr(check_model_builds(cfg), 'backbone', None)
             try:
                 check_pretrained_init(cfg, name=what, backbone=backbone)
             except PretrainedCheckpointError as e:
                 raise UserError(
-                    f'{source}: {stage}_config '
+                    f'{blame}: {stage}_config '
                     f'{getattr(args, stage + "_config")}: {e}') from e
 
 
@@ -228,18 +235,17 @@ def main(argv=None):
     try:
         checkpoint = args.pretrain_checkpoint or train(
             args.pretrain_config, osp.join(work_dir, 'pretrain'),
-            args.pretrain_options, args.gpus, args.device, next_step())
+            stage_options('pretrain', args, None), args.gpus, args.device,
+            next_step())
         results = {}
-        for stage, config, options in (
-                ('linear', args.linear_config, args.linear_options),
-                ('finetune', args.finetune_config, args.finetune_options)):
+        for stage in ('linear', 'finetune'):
+            config = getattr(args, f'{stage}_config')
             stage_dir = osp.join(work_dir, stage)
-            stage_options = [
-                f'model.backbone.init_cfg.checkpoint={checkpoint}'] + options
-            trained = train(config, stage_dir, stage_options, args.gpus,
+            options = stage_options(stage, args, checkpoint)
+            trained = train(config, stage_dir, options, args.gpus,
                             args.device, next_step())
             results[stage] = test(config, trained,
-                                  osp.join(stage_dir, 'test'), stage_options,
+                                  osp.join(stage_dir, 'test'), options,
                                   args.device, next_step())
     except subprocess.CalledProcessError as e:
         print(f'{PROG}: error: step {step}/{steps} failed (exit code '

@@ -166,7 +166,11 @@ def run_config(task, init, seed, checkpoint, settings):
     # A deep copy: Config.copy() shares the nested dicts, so one run's
     # init (None for random, frozen stages) would reach the next.
     cfg = copy.deepcopy(task_config(task))
-    if settings.cfg_options:  # first: the study's own settings below win
+    # First: the study's own settings below win. Merged as they are, not
+    # through the tools' apply_cfg_options: the study fits the schedule to
+    # its own length below, once (fitting it twice would keep the shorter
+    # length's warmup).
+    if settings.cfg_options:
         cfg.merge_from_dict(settings.cfg_options)
     point_at_scenes(cfg, settings.scenes)
     length = run_length(task, settings)

@@ -352,22 +352,16 @@ def _layers(model):
     return layers
 
 
-def memory_report(config, gpus=8, gpu_mem_gib=80.0, batch_size=None,
-                  cfg_options=None):
+def memory_report(cfg, config, gpus=8, gpu_mem_gib=80.0, batch_size=None):
     """:func:`estimate_memory` of a pretraining config, or for a downstream
     config (mmseg/mmdet scope) the backbone's activations for one image,
     windowed and global; with a printable ``line``.
 
     Args:
-        config (str): config path.
-        cfg_options (dict | None): overrides merged into the config.
+        cfg (mmengine.Config): the config, overrides merged (the tool's).
+        config (str): its path, named in the row.
     """
-    from mmengine.config import Config
-
     import randsac_mm.registration  # noqa: F401  (registers)
-    cfg = Config.fromfile(config)
-    if cfg_options:
-        cfg.merge_from_dict(cfg_options)
     name = osp.splitext(osp.basename(config))[0]
     if cfg.get('default_scope', 'mmpretrain') == 'mmpretrain':
         row = estimate_memory(cfg, gpus, gpu_mem_gib, batch_size)

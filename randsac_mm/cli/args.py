@@ -7,8 +7,9 @@ import os
 from mmengine.config import DictAction
 
 __all__ = ['CfgOptionsAction', 'HelpFormatter', 'MAX_SEED',
-           'add_cfg_options', 'existing_file', 'non_negative_int',
-           'positive_float', 'positive_int', 'seed_value']
+           'add_cfg_options', 'cfg_option', 'existing_file',
+           'non_negative_int', 'parse_cfg_options', 'positive_float',
+           'positive_int', 'seed_value', 'split_cfg_option']
 
 # numpy's and torch's seeds: unsigned 32-bit integers.
 MAX_SEED = 2**32 - 1
@@ -79,22 +80,50 @@ def seed_value(text):
     return value
 
 
-class CfgOptionsAction(DictAction):
-    """mmengine's ``DictAction`` (``--cfg-options KEY=VALUE ...``) that
-    refuses an entry without ``=`` as an argparse error naming the option,
-    where DictAction raises "not enough values to unpack"."""
+def split_cfg_option(text):
+    """A ``--cfg-options`` entry ``KEY=VALUE`` as ``(key, value)``, the
+    value read as mmengine's ``DictAction`` reads it (int, float, bool,
+    None, lists and tuples): the one reader of the syntax, for every tool.
+
+    Raises:
+        argparse.ArgumentTypeError: no ``=``, no key, or a value that cannot
+            be read (unbalanced brackets).
+    """
+    key, sep, raw = text.partition('=')
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is not KEY=VALUE (e.g. train_cfg.max_epochs=2)')
+    try:
+        return key, DictAction._parse_iterable(raw)
+    except Exception as e:  # mmengine's own assertion on brackets
+        raise argparse.ArgumentTypeError(f'cannot read {text!r}: {e}')
+
+
+def cfg_option(text):
+    """argparse ``type`` of a ``KEY=VALUE`` entry passed on as typed (to
+    another tool's ``--cfg-options``): checked as :func:`split_cfg_option`
+    reads it."""
+    split_cfg_option(text)
+    return text
+
+
+def parse_cfg_options(texts):
+    """``{key: value}`` of ``KEY=VALUE`` entries, a later key winning."""
+    return dict(split_cfg_option(text) for text in texts)
+
+
+class CfgOptionsAction(argparse.Action):
+    """``--cfg-options KEY=VALUE ...`` read into ``{key: value}``
+    (:func:`parse_cfg_options`, merged over an earlier use of the flag); a
+    bad entry is an argparse error naming the option."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        for item in values or ():
-            key = item.split('=', 1)[0]
-            if '=' not in item or not key:
-                parser.error(f'argument {option_string}: {item!r} is not '
-                             'KEY=VALUE (e.g. train_cfg.max_epochs=2)')
+        options = dict(getattr(namespace, self.dest, None) or {})
         try:
-            super().__call__(parser, namespace, values, option_string)
-        except Exception as e:  # a value DictAction cannot parse
-            parser.error(f'argument {option_string}: cannot read {values}: '
-                         f'{e}')
+            options.update(parse_cfg_options(values or ()))
+        except argparse.ArgumentTypeError as e:
+            parser.error(f'argument {option_string}: {e}')
+        setattr(namespace, self.dest, options)
 
 
 def add_cfg_options(parser, help):

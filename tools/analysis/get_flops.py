@@ -52,10 +52,10 @@ def main(argv=None):
         build_segment_generator,
         check_model_builds,
     )
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config import apply_cfg_options, read_config
     cfg = read_config(args.config)
     if args.cfg_options:
-        cfg.merge_from_dict(args.cfg_options)
+        apply_cfg_options(cfg, args.cfg_options)
     build_segment_generator(cfg, 'config', args.config)  # FLOPs need it
     check_model_builds(cfg)  # a key no class takes: one line naming it
     init_default_scope('mmpretrain')

@@ -51,15 +51,20 @@ def parse_args(argv=None):
 def check_configs(args):
     """Every config is one this tool measures (checked before any is):
     a pretraining config's step, or a downstream backbone; its model
-    builds (a key no class takes is one line naming it)."""
+    builds (a key no class takes is one line naming it).
+
+    Returns:
+        dict: {path: its config, the --cfg-options applied}.
+    """
     import torch
 
     from randsac_mm.cli.builds import check_model_builds
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config import apply_cfg_options, read_config
+    configs = {}
     for path in args.configs:
-        cfg = read_config(path, 'configs')
+        cfg = configs[path] = read_config(path, 'configs')
         if args.cfg_options:
-            cfg.merge_from_dict(args.cfg_options)
+            apply_cfg_options(cfg, args.cfg_options)
         kind = require_kind(cfg, ('pretraining', 'segmentation',
                                   'detection'), 'configs', path)
         if kind == 'pretraining':
@@ -69,21 +74,21 @@ def check_configs(args):
         else:
             import randsac_mm.downstream  # noqa: F401  (registers)
             check_model_builds(cfg)
+    return configs
 
 
 def main(argv=None):
     args = parse_args(argv)
     import randsac_mm.registration  # noqa: F401  (registers)
-    check_configs(args)
+    configs = check_configs(args)
     from randsac_mm.analysis.memory import memory_report
     print(f'GPU memory per GPU ({args.gpus} GPUs, {args.gpu_mem:g} GiB '
           'each), measured on the CPU:', flush=True)
     rows = []
-    for path in args.configs:  # each line as it is measured (seconds each)
-        rows.append(memory_report(path, gpus=args.gpus,
+    for path, cfg in configs.items():  # each line as it is measured
+        rows.append(memory_report(cfg, path, gpus=args.gpus,
                                   gpu_mem_gib=args.gpu_mem,
-                                  batch_size=args.batch,
-                                  cfg_options=args.cfg_options))
+                                  batch_size=args.batch))
         print(rows[-1]['line'], flush=True)
     if args.out:
         write_json(args.out, dict(gpus=args.gpus, gpu_mem_gib=args.gpu_mem,
