@@ -110,6 +110,15 @@ def check_launcher(args):
                         'one process')
 
 
+def default_work_dir(cfg, config):
+    """The work dir of a run of ``cfg`` (read from ``config``) given no
+    ``--work-dir``: the config's ``work_dir``, else
+    ``./work_dirs/<config name>``, as OpenMMLab's tools choose it."""
+    if cfg.get('work_dir') is not None:
+        return cfg.work_dir
+    return osp.join('./work_dirs', osp.splitext(osp.basename(config))[0])
+
+
 def load_run_config(args):
     """Reads ``args.config`` and applies the common flags.
 
@@ -125,9 +134,7 @@ def load_run_config(args):
     if args.work_dir is not None:  # checked as the parser read it
         cfg.work_dir = args.work_dir
     else:
-        if cfg.get('work_dir') is None:
-            cfg.work_dir = osp.join(
-                './work_dirs', osp.splitext(osp.basename(args.config))[0])
+        cfg.work_dir = default_work_dir(cfg, args.config)
         check_output_folder(cfg.work_dir, f'--work-dir (None: '
                             f'{cfg.work_dir})')
     amp_dtype = vars(args).get('amp_dtype')  # tools/train.py only

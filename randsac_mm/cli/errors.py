@@ -11,16 +11,19 @@ so do SIGTERM and SIGUSR1 (``randsac_mm.signals``; in training,
 traceback instead.
 
 Under ``torchrun`` (``tools/dist_train.sh``) the launcher says
-"interrupted" once for all processes, and of a stop only rank 0 speaks.
+"interrupted" once for all processes, and of a stop only rank 0 speaks; a
+process whose peer is gone says nothing (the launcher names the rank that
+was lost).
 """
 import errno
 import os
+import re
 import signal
 import sys
 
 from ..signals import PREEMPTION_SIGNALS, stopped_exit_code
 
-__all__ = ['INTERRUPTED', 'USER_ERRORS', 'Stopped', 'UserError',
+__all__ = ['INTERRUPTED', 'PEER_LOST', 'USER_ERRORS', 'Stopped', 'UserError',
            'WORKER_TRACEBACK', 'add_debug_arg', 'interrupt_quietly',
            'launched_rank', 'one_line', 'run_tool']
 
@@ -48,6 +51,15 @@ INTERRUPTED = stopped_exit_code(signal.SIGINT)
 # What run_tool reports as a user's mistake: ours, and the library's checks
 # of arguments, configs and files (each names what is wrong and allowed).
 USER_ERRORS = (UserError, ValueError, FileNotFoundError)
+
+
+# What a collective raises in a process whose peer is gone (gloo: the TCP
+# pair closed; NCCL: the communicator aborted) ...
+LOST_PEER_ERRORS = re.compile(r'Connection closed by peer|Connection reset '
+                              r'by peer|NCCL communicator was aborted')
+# ... and the exit code such a process ends with, saying nothing: the
+# launcher (randsac_mm.cli.run.torchrun) names the rank that was lost.
+PEER_LOST = 3
 
 
 def add_debug_arg(parser):
@@ -100,6 +112,12 @@ def run_tool(main, argv=None, prog=None):
         # A full disk: what was being written, and what is kept.
         print(f'{name}: error: {one_line(error)}', file=sys.stderr)
         sys.exit(1)
+    except RuntimeError as error:
+        if '--debug' in args or 'TORCHELASTIC_RUN_ID' not in os.environ or \
+                not LOST_PEER_ERRORS.search(str(error)):
+            raise
+        _ignore_signals()  # torchrun stops the others next
+        sys.exit(PEER_LOST)
     except KeyboardInterrupt:  # Ctrl-C: the user's choice, not a crash
         _ignore_signals()  # torchrun sends its workers one more
         if '--debug' in args:

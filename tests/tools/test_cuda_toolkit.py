@@ -13,11 +13,17 @@ def tool():
     return script_module('tools/misc/cuda_toolkit.py')
 
 
-def fake_toolkit(home, release, cudart_major=None):
+def fake_toolkit(home, release, cudart_major=None, headers=True):
     """``home/bin/nvcc`` of ``release`` ('13.0.88'); with ``cudart_major``,
-    pip's ``lib/libcudart.so.<major>`` beside it."""
+    pip's ``lib/libcudart.so.<major>`` beside it; with ``headers``, the
+    CUDA library headers torch's headers include."""
     major_minor = '.'.join(release.split('.')[:2])
     (home / 'bin').mkdir(parents=True)
+    if headers:
+        (home / 'include').mkdir()
+        for name in ('cublas_v2.h', 'cublasLt.h', 'cusparse.h',
+                     'cusolverDn.h'):
+            (home / 'include' / name).write_text('')
     nvcc = home / 'bin' / 'nvcc'
     nvcc.write_text(
         '#!/bin/sh\n'
@@ -87,6 +93,28 @@ def test_a_system_nvcc_of_another_major_is_passed_over_for_pip_s(tool,
         'cuda-toolkit[nvcc,cccl,crt]==13.0.3.0'
     assert tool.toolkit_requirement('13.0', None) == \
         'cuda-toolkit[nvcc,cccl,crt]==13.0.*'
+
+
+def test_a_toolkit_of_nvcc_alone_is_passed_over_or_refused(tool, tmp_path):
+    """An install of nvcc without the CUDA libraries' headers, which
+    torch's own CUDA headers include: mmcv's first CUDA source would fail
+    on cusparse.h."""
+    home = fake_toolkit(tmp_path / 'cuda-13.0', '13.0.88', headers=False)
+    site = tmp_path / 'site-packages'
+    pip_home = fake_toolkit(site / 'nvidia' / 'cu13', '13.0.88',
+                            cudart_major=13)
+    notes = []
+    found = tool.find_toolkit('13.0', str(site),
+                              {'PATH': wrapper_on_path(tmp_path, home)},
+                              note=notes.append)
+    assert found.home == str(pip_home)
+    assert notes == [
+        f'passing over the system nvcc 13.0.88 ({tmp_path}/usr-local-bin/'
+        f'nvcc): {home}/include lacks cublas_v2.h, cublasLt.h, cusparse.h, '
+        f"cusolverDn.h, which torch's CUDA headers include"]
+    with pytest.raises(tool.ToolkitError, match=(
+            rf'^CUDA_HOME={home} lacks cublas_v2.h, .* unset CUDA_HOME')):
+        tool.find_toolkit('13.0', str(site), {'CUDA_HOME': str(home)})
 
 
 def test_a_cuda_home_of_another_major_is_refused_in_one_line(tool,

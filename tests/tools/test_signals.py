@@ -1,6 +1,7 @@
 """tools/dist_train.sh under the signals a user and a cluster send: Ctrl-C
 and SIGTERM end it with one line and the shell's exit code (130, 143), for
-every rank and for torchrun, and a busy port is one line naming PORT=."""
+every rank and for torchrun, a lost rank is one line naming it, and a busy
+port is one line naming PORT=."""
 import os
 import re
 import signal
@@ -71,6 +72,59 @@ def test_sigterm_to_torchrun_is_rank_0s_line_and_exit_143(tmp_path):
                      r'epoch 1|in iteration 3 \(epoch 2\)): --resume '
                      r'restarts epoch 2 from epoch_1\.pth$', line), line
     assert (tmp_path / 'epoch_1.pth').is_file()
+
+
+def rank_pid(launcher, rank):
+    """The pid of torchrun's process of local rank ``rank``."""
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/stat') as f:
+                parent = int(f.read().rsplit(')', 1)[1].split()[1])
+            with open(f'/proc/{pid}/environ', 'rb') as f:
+                environ = f.read().split(b'\0')
+        except OSError:  # gone, or not ours
+            continue
+        if parent == launcher and f'LOCAL_RANK={rank}'.encode() in environ:
+            return int(pid)
+    pytest.fail(f'no process of local rank {rank} under {launcher}')
+
+
+def test_a_lost_rank_is_one_line_naming_it_and_the_checkpoint(tmp_path):
+    """A process killed (as the OOM killer does): the launcher names it,
+    its signal and the checkpoint --resume continues from; rank 0, whose
+    collective fails for the lost peer, says nothing. (Before: rank 0's
+    gloo traceback and torchrun's ChildFailedError report.)"""
+    proc = dist_train(tmp_path, free_port())
+    before = until(proc, 'Saving checkpoint at 1 epochs')
+    os.kill(rank_pid(proc.pid, 1), signal.SIGKILL)
+    output = ''.join(before) + proc.communicate(timeout=120)[0]
+    assert proc.returncode == 128 + signal.SIGKILL, output[-3000:]
+    assert said(output) == [
+        'tools/dist_train.sh: rank 1 was killed by SIGKILL, and the other '
+        f'processes were stopped; --resume continues from {tmp_path}/'
+        'epoch_1.pth'], output[-3000:]
+    assert 'ChildFailedError' not in output
+
+
+def test_the_lost_process_is_the_first_that_failed_of_its_own_accord():
+    from types import SimpleNamespace as Failure
+
+    from randsac_mm.cli.errors import PEER_LOST
+    from randsac_mm.cli.run.torchrun import lost_line, lost_process
+    # Seen at once: rank 0 for its lost peer, rank 1 killed, rank 2
+    # stopped by torchrun after.
+    failures = {0: Failure(exitcode=PEER_LOST, timestamp=5),
+                1: Failure(exitcode=-signal.SIGKILL, timestamp=5),
+                2: Failure(exitcode=-signal.SIGTERM, timestamp=5)}
+    assert lost_process(failures)[0] == 1
+    failures[3] = Failure(exitcode=1, timestamp=4)  # its own error, earlier
+    assert lost_process(failures)[0] == 3
+    assert lost_line(3, 1) == ('rank 3 failed with exit code 1 (its output '
+                               'is above), and the other processes were '
+                               'stopped')
+    # Only peers lost (the cause not seen): the first of them.
+    assert lost_process({4: Failure(exitcode=PEER_LOST, timestamp=2),
+                         2: Failure(exitcode=PEER_LOST, timestamp=2)})[0] == 2
 
 
 # A process of the launcher: silent until it is stopped, as tools/train.py.

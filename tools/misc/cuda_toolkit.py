@@ -5,10 +5,12 @@ torch's extension builder compiles with the toolkit under ``CUDA_HOME``,
 and refuses one whose major version differs from ``torch.version.cuda``.
 Where a toolkit is looked for, in this order:
 
-1. ``CUDA_HOME``, when set: used if its nvcc has torch's major version,
-   refused otherwise (it was asked for);
+1. ``CUDA_HOME``, when set: used if its nvcc has torch's major version
+   and it holds the CUDA library headers torch's own headers include
+   (:data:`LIBRARY_HEADERS`), refused otherwise (it was asked for);
 2. the nvcc on ``PATH`` (a system CUDA): used if its major version is
-   torch's, passed over with a note otherwise;
+   torch's and it holds those headers, passed over with a note otherwise
+   (an install of nvcc alone lacks them);
 3. pip's toolkit wheels beside torch's CUDA libraries
    (``site-packages/nvidia/cu<major>``: ``cuda-toolkit[nvcc,cccl,crt]`` of
    the version torch installed). With ``--install`` they are installed when
@@ -41,6 +43,11 @@ from randsac_mm.cli.paths import INPUT_FILE, OUTPUT_FILE
 # The toolkit wheels the build needs: nvcc (with nvvm), the CUDA C++
 # library headers (cccl: thrust, cub) and the runtime headers (crt).
 TOOLKIT_EXTRAS = 'nvcc,cccl,crt'
+# The CUDA library headers torch's own CUDA headers include
+# (ATen/cuda/CUDAContextLight.h), so that every CUDA source of mmcv needs
+# them: a toolkit of nvcc alone (a minimal install, conda's cuda-nvcc)
+# fails on the first. pip's toolkit has them from torch's own CUDA wheels.
+LIBRARY_HEADERS = ('cublas_v2.h', 'cublasLt.h', 'cusparse.h', 'cusolverDn.h')
 # Launchers of mmcv's CUDA kernels a detection model cannot do without.
 REQUIRED_LAUNCHERS = ('ROIAlignForwardCUDAKernelLauncher',
                       'NMSCUDAKernelLauncher')
@@ -100,6 +107,13 @@ def toolkit_at(home, source):
     return Toolkit(home=home, version=nvcc_version(nvcc), source=source)
 
 
+def missing_headers(home):
+    """Those of :data:`LIBRARY_HEADERS` not in ``home/include``, where
+    torch's builder looks."""
+    return [name for name in LIBRARY_HEADERS
+            if not osp.exists(osp.join(home, 'include', name))]
+
+
 def pip_toolkit_home(site_packages, major):
     """Where pip's toolkit wheels of CUDA ``major`` live."""
     return osp.join(site_packages, 'nvidia', f'cu{major}')
@@ -133,15 +147,28 @@ def find_toolkit(torch_cuda, site_packages, environ, note=say):
                 f'built with CUDA {torch_cuda}, and torch builds no extension '
                 f'with another major version: unset CUDA_HOME to use pip\'s '
                 f'toolkit {major}, or install torch for CUDA {found.major}')
+        missing = missing_headers(found.home)
+        if missing:
+            raise ToolkitError(
+                f'CUDA_HOME={found.home} lacks {", ".join(missing)} in '
+                f'include/, which torch\'s CUDA headers include: install the '
+                f'toolkit\'s cuBLAS, cuSPARSE and cuSOLVER headers there, or '
+                f'unset CUDA_HOME to use pip\'s toolkit {major}')
         return found
     nvcc = shutil.which('nvcc', path=environ.get('PATH', ''))
     if nvcc:
         home = nvcc_home(nvcc)
         found = toolkit_at(home, 'system nvcc')
-        if found.major == major:
+        missing = missing_headers(found.home)
+        if found.major != major:
+            note(f'passing over the system nvcc {found.version} ({nvcc}): '
+                 f'torch is built with CUDA {torch_cuda}')
+        elif missing:
+            note(f'passing over the system nvcc {found.version} ({nvcc}): '
+                 f'{found.home}/include lacks {", ".join(missing)}, which '
+                 f"torch's CUDA headers include")
+        else:
             return found
-        note(f'passing over the system nvcc {found.version} ({nvcc}): torch '
-             f'is built with CUDA {torch_cuda}')
     home = pip_toolkit_home(site_packages, major)
     if os.access(osp.join(home, 'bin', 'nvcc'), os.X_OK):
         return toolkit_at(home, "pip's toolkit wheels")
@@ -237,6 +264,11 @@ def locate(torch, python, install):
                            "pip's toolkit wheels")
     if found.source == "pip's toolkit wheels":
         link_pip_layout(found.home, major)
+        missing = missing_headers(found.home)
+        if missing:
+            raise ToolkitError(
+                f"{found.home}/include lacks {', '.join(missing)}: torch's "
+                f'CUDA wheels bring them; reinstall torch {torch["version"]}')
     say(f'CUDA toolkit: nvcc {found.version} from {found.source} '
         f'({found.home}); torch {torch["version"]} is built with CUDA '
         f'{torch["cuda"]}')
