@@ -2,7 +2,12 @@
 see was bad (they stat, they do not decode: ImageNet's 1.28M files) stops
 the run at its first read in one line naming the file, instead of mmcv's
 ``AssertionError: failed to load image`` or OpenCV's error without a name,
-inside a data loader worker's traceback."""
+inside a data loader worker's traceback; or, in a data set that says so
+(a folder of one's own images), is skipped, named in the log."""
+import logging
+
+from mmengine.logging import print_log
+
 from .layout_errors import DataLayoutError
 
 __all__ = ['NamesUndecodableImages']
@@ -25,7 +30,12 @@ class NamesUndecodableImages:
     error raised by its pipeline's image loading becomes a
     :class:`DataLayoutError` naming the item's ``img_path``, led by the
     name the data set's other messages use (its ``NAME``, else its class
-    name); any other error passes as it is."""
+    name); any other error passes as it is. A data set whose
+    ``SKIPS_UNDECODABLE`` is true skips the item instead (mmengine's
+    ``BaseDataset`` then takes another at random), with a warning naming
+    it and how many this process skipped."""
+
+    SKIPS_UNDECODABLE = False
 
     def prepare_data(self, idx):
         try:
@@ -34,9 +44,16 @@ class NamesUndecodableImages:
             if not _raised_by_a_loader(error):
                 raise
             path = self.get_data_info(idx).get('img_path')
-            raise DataLayoutError(
-                f'{getattr(self, "NAME", type(self).__name__)}: {path} could '
-                'not be decoded as an '
-                f'image ({type(error).__name__}: '
-                f'{str(error).splitlines()[0] if str(error) else ""}); '
-                'replace or remove it') from error
+            name = getattr(self, 'NAME', type(self).__name__)
+            why = (f'{type(error).__name__}: '
+                   f'{str(error).splitlines()[0] if str(error) else ""}')
+            if not self.SKIPS_UNDECODABLE:
+                raise DataLayoutError(
+                    f'{name}: {path} could not be decoded as an image '
+                    f'({why}); replace or remove it') from error
+            self.skipped = getattr(self, 'skipped', 0) + 1
+            print_log(f'{name}: {path} could not be decoded as an image '
+                      f'({why}): skipped for another image ({self.skipped} '
+                      'skipped by this process)', logger='current',
+                      level=logging.WARNING)
+            return None

@@ -5,7 +5,7 @@ from mmpretrain.datasets import BaseDataset
 from mmpretrain.registry import DATASETS
 
 from .decoded_images import NamesUndecodableImages
-from .image_files import check_image_files, walk_images
+from .image_files import check_headers, check_image_files, walk_images
 from .layout_errors import IMAGE_EXTENSIONS, DataLayoutError
 
 __all__ = ['UnlabeledImageFolder']
@@ -18,8 +18,11 @@ class UnlabeledImageFolder(NamesUndecodableImages, BaseDataset):
     Files ending in .jpg, .jpeg, .png, .webp or .bmp (any case) are used,
     in sorted path order; hidden files and folders are left out and each
     folder is read once however many links reach it, and a missing (broken
-    link) or empty file stops the build, named (``image_files``). Set the
-    folder with
+    link) or empty file, or one whose header is no image's, stops the
+    build, all named (``image_files``). A file that fails later, when its
+    pixels are decoded (cut short), is skipped for another image, named in
+    the log and counted: a folder of a million images is not stopped hours
+    in by one. Set the folder with
     ``--cfg-options train_dataloader.dataset.data_root=/my/images``.
 
     Args:
@@ -28,6 +31,7 @@ class UnlabeledImageFolder(NamesUndecodableImages, BaseDataset):
     """
 
     METAINFO = {'classes': ()}
+    SKIPS_UNDECODABLE = True
 
     def __init__(self, data_root='', extensions=IMAGE_EXTENSIONS, **kwargs):
         self.extensions = tuple(e.lower() for e in extensions)
@@ -47,4 +51,5 @@ class UnlabeledImageFolder(NamesUndecodableImages, BaseDataset):
                 f'UnlabeledImageFolder: no images ending in {self.extensions}'
                 f' under {self.data_root!r}')
         check_image_files(paths, 'UnlabeledImageFolder', self.data_root)
+        check_headers(paths, 'UnlabeledImageFolder', self.data_root)
         return [dict(img_path=p) for p in paths]

@@ -114,20 +114,23 @@ def test_class_folders_are_walked_once_and_an_empty_one_named(tmp_path):
 
 
 def test_an_image_that_does_not_decode_is_named_at_its_read(tmp_path):
-    """The build's checks stat the files; one whose bytes are not an image
-    stops its first read in one line naming it, also from a data loader
-    worker (its traceback dropped); any other pipeline error passes as
-    it is."""
+    """The build's checks of a listed data set stat the files; one whose
+    bytes are not an image stops its first read in one line naming it,
+    also from a data loader worker (its traceback dropped); any other
+    pipeline error passes as it is. (A folder of one's own reads the
+    headers at build and skips an image cut short: below.)"""
     import torch
 
     from randsac_mm.cli.errors import one_line
-    data_factory.write_unlabeled(str(tmp_path))
-    (tmp_path / 'a.jpg').write_bytes(b'\xff\xd8\xff\xe0 cut short')
-    dataset = UnlabeledImageFolder(
-        data_root=str(tmp_path), pipeline=[dict(type='LoadImageFromFile')])
-    first = names(dataset, tmp_path).index('a.jpg')
+    data_factory.write_imagenet_list(str(tmp_path), CLASSES)
+    bad = tmp_path / 'train' / CLASSES[0] / f'{CLASSES[0]}_0.JPEG'
+    bad.write_bytes(b'\xff\xd8\xff\xe0 cut short')
+    pipeline = [dict(type='LoadImageFromFile')]
+    dataset = CheckedImageNet(data_root=str(tmp_path), split='train',
+                              pipeline=pipeline)
+    first = names(dataset, tmp_path).index(str(bad.relative_to(tmp_path)))
     with pytest.raises(DataLayoutError, match=(
-            rf'^UnlabeledImageFolder: {tmp_path}/a.jpg could not be decoded '
+            rf'^CheckedImageNet: {bad} could not be decoded '
             r'as an image \(.*\); replace or remove it$')):
         dataset[first]
     assert dataset[first + 1]['img'].ndim == 3  # the others read
@@ -137,7 +140,7 @@ def test_an_image_that_does_not_decode_is_named_at_its_read(tmp_path):
     with pytest.raises(DataLayoutError) as info:
         next(iter(loader))
     assert one_line(info.value).startswith(
-        f'UnlabeledImageFolder: {tmp_path}/a.jpg could not be decoded')
+        f'CheckedImageNet: {bad} could not be decoded')
     assert 'Traceback' not in one_line(info.value)
     from mmcv.transforms import BaseTransform
 
@@ -145,9 +148,8 @@ def test_an_image_that_does_not_decode_is_named_at_its_read(tmp_path):
         def transform(self, results):
             raise KeyError('a bug after the image was read')
 
-    other = UnlabeledImageFolder(
-        data_root=str(tmp_path),
-        pipeline=[dict(type='LoadImageFromFile'), dict(type=Breaks)])
+    other = CheckedImageNet(data_root=str(tmp_path), split='train',
+                            pipeline=pipeline + [dict(type=Breaks)])
     with pytest.raises(KeyError, match='a bug after the image was read'):
         other[first + 1]
 
@@ -176,3 +178,44 @@ def test_unreadable_images_are_named_before_training(tmp_path, monkeypatch):
         f'UnlabeledImageFolder: of its 2 images under {tmp_path}, 2 '
         'unreadable by this user: a.jpg, sub/b.png. Remove them or their '
         'lines from the annotation file, or restore the files')
+
+
+def test_every_file_that_is_no_image_is_named_at_once(tmp_path, monkeypatch):
+    """A web-scraped folder: pages and texts saved as .jpg. Read header by
+    header, in a pool of processes for a large folder (here made small)."""
+    from randsac_mm.datasets import image_files
+    data_factory.write_unlabeled(str(tmp_path))
+    (tmp_path / 'page.jpg').write_bytes(b'<html>404 Not Found</html>')
+    (tmp_path / 'sub' / 'note.png').write_bytes(b'not an image')
+    for processes in (None, 2):
+        if processes:
+            monkeypatch.setattr(image_files, 'HEADERS_IN_ONE_PROCESS', 1)
+        with pytest.raises(DataLayoutError) as info:
+            image_files.check_headers(
+                image_files.walk_images(str(tmp_path), ('.jpg', '.png'), 'x'),
+                'UnlabeledImageFolder', str(tmp_path), processes)
+        assert str(info.value) == (
+            f'UnlabeledImageFolder: of its 5 images under {tmp_path}, 2 '
+            'could not be read as an image (their header): page.jpg, '
+            'sub/note.png. Remove or replace them')
+
+
+def test_an_image_cut_short_is_skipped_named_and_counted(tmp_path, logged):
+    """Its header reads (the build's check passes it); its pixels do not:
+    another image is read instead, and the log says which was skipped."""
+    data_factory.write_unlabeled(str(tmp_path))
+    whole = (tmp_path / 'a.jpg').read_bytes()
+    (tmp_path / 'a.jpg').write_bytes(whole[:len(whole) * 7 // 10])
+    dataset = UnlabeledImageFolder(
+        data_root=str(tmp_path), pipeline=[dict(type='LoadImageFromFile')])
+    assert len(dataset) == 4
+    # mmengine's BaseDataset picks another at random: a.jpg again, at times.
+    item = dataset[0]
+    assert not item['img_path'].endswith('a.jpg') and item['img'].size
+    said = [line for line in logged if 'skipped' in line]
+    assert len(said) == dataset.skipped >= 1
+    for count, line in enumerate(said, start=1):
+        assert line.startswith(f'UnlabeledImageFolder: {tmp_path}/a.jpg '
+                               'could not be decoded as an image (')
+        assert line.endswith(f'skipped for another image ({count} skipped '
+                             'by this process)')
