@@ -404,15 +404,16 @@ def _downstream_report(cfg, config, name):
         if spec.get('window_size') else []
     with DefaultScope.overwrite_default_scope(cfg.default_scope):
         for label, window in windows + [('global', None)]:
-            backbone = MODELS.build(dict(spec, window_size=window))
-            backbone.train()  # (returns None for mmpretrain's backbones)
-            size = tuple(backbone.img_size)
-            mode = to_fake(backbone)
             for kernel, names in (('fused', ('efficient', 'flash')),
                                   ('math', ('math', ))):
-                # The windowed blocks run the backbone's own list, the
-                # global ones (mmpretrain's attention) the context's.
-                backbone.sdpa_backends = names
+                # The windowed blocks run the backbone's own list (asked
+                # for as it is built), the global ones (mmpretrain's
+                # attention) the context's.
+                backbone = MODELS.build(dict(spec, window_size=window,
+                                             sdpa_backends=names))
+                backbone.train()  # (None for mmpretrain's backbones)
+                size = tuple(backbone.img_size)
+                mode = to_fake(backbone)
                 with sdpa_kernel(list(sdpa_backend_list(names))):
                     result[f'{label}_{kernel}'] = saved_bytes(
                         backbone, lambda: backbone(torch.zeros(1, 3, *size)),

@@ -131,6 +131,16 @@ def test_a_cuda_home_of_another_major_is_refused_in_one_line(tool,
                           {'CUDA_HOME': str(tmp_path / 'nowhere')})
 
 
+def test_nvvm_is_matched_to_nvcc_s_release(tool):
+    """cuda-toolkit 13.0.2 (torch 2.11's) leaves nvvm unpinned: pip took
+    13.5.37, whose PTX (ISA 9.5) nvcc 13.0's ptxas refused."""
+    assert tool.nvvm_requirement('13.0.88', '13.5.37') == \
+        'nvidia-nvvm==13.0.88'
+    assert tool.nvvm_requirement('13.0.88', '13.0.88') is None
+    assert tool.nvvm_requirement('13.0.88', '13.0.48') is None
+    assert tool.nvvm_requirement(None, '13.5.37') is None
+
+
 def test_the_arches_are_asked_for_where_no_gpu_is_visible(tool):
     with pytest.raises(tool.ToolkitError, match='TORCH_CUDA_ARCH_LIST=9.0'):
         tool.arch_list({}, [])

@@ -15,7 +15,9 @@ Where a toolkit is looked for, in this order:
    (``site-packages/nvidia/cu<major>``: ``cuda-toolkit[nvcc,cccl,crt]`` of
    the version torch installed). With ``--install`` they are installed when
    missing. pip ships ``lib`` and ``libcudart.so.<major>`` only, so the
-   links the build links through (``lib64``, ``libcudart.so``) are made.
+   links the build links through (``lib64``, ``libcudart.so``) are made;
+   and nvvm is matched to nvcc (``cuda-toolkit`` 13.0.2 leaves it unpinned:
+   pip took nvvm 13.5, whose PTX nvcc 13.0's ptxas refuses).
 
 Prints the shell lines that point the build at the toolkit found
 (``export CUDA_HOME=...``); what it decided goes to stderr. The Makefile's
@@ -224,6 +226,47 @@ print(json.dumps(dict(mmcv=mmcv.__version__, torch=torch.__version__,
 """
 
 
+# The versions of pip's toolkit wheels, asked of the interpreter they are in.
+VERSIONS_PROBE = """
+import json
+from importlib import metadata
+found = {}
+for name in ('nvidia-cuda-nvcc', 'nvidia-nvvm'):
+    try:
+        found[name] = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        found[name] = None
+print(json.dumps(found))
+"""
+
+
+def nvvm_requirement(nvcc, nvvm):
+    """The pip requirement that gives nvcc ``nvcc`` ('13.0.88') the nvvm
+    of its release, when the installed ``nvvm`` ('13.5.37') is another's;
+    None when they match or either is not pip's."""
+    if not nvcc or not nvvm or \
+            nvcc.split('.')[:2] == nvvm.split('.')[:2]:
+        return None
+    return f'nvidia-nvvm=={nvcc}'
+
+
+def match_nvvm(python, install):
+    """Installs into ``python`` the nvvm of its pip nvcc's release, where
+    another was installed (:func:`nvvm_requirement`)."""
+    versions = ask(python, VERSIONS_PROBE, 'reading pip\'s toolkit versions')
+    nvcc, nvvm = versions['nvidia-cuda-nvcc'], versions['nvidia-nvvm']
+    requirement = nvvm_requirement(nvcc, nvvm)
+    if requirement is None:
+        return
+    if not install:
+        raise ToolkitError(
+            f"pip's nvvm {nvvm} is not nvcc {nvcc}'s: nvcc's ptxas refuses "
+            f'its PTX; pip install "{requirement}", or rerun with --install')
+    say(f'nvvm {nvvm} beside nvcc {nvcc}: installing {requirement}')
+    subprocess.run([python, '-m', 'pip', 'install', '-q', requirement],
+                   check=True)
+
+
 def ask(python, probe, what):
     """The JSON ``probe`` prints when ``python`` runs it; one line naming
     ``what`` failed otherwise."""
@@ -263,6 +306,7 @@ def locate(torch, python, install):
         found = toolkit_at(pip_toolkit_home(torch['site_packages'], major),
                            "pip's toolkit wheels")
     if found.source == "pip's toolkit wheels":
+        match_nvvm(python, install)
         link_pip_layout(found.home, major)
         missing = missing_headers(found.home)
         if missing:

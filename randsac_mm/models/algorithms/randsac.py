@@ -5,8 +5,7 @@ from mmpretrain.models import BaseSelfSupervisor
 from mmpretrain.registry import MODELS
 from torch import nn
 
-from ..attention import DEFAULT_SDPA_BACKENDS, build_attention_kernel
-from ..attention.numerical_check import clear_kernel
+from ..attention import DEFAULT_SDPA_BACKENDS, ModelAttention
 from ..utils import SegmentBatch
 from ..utils.segment_batch import host_array
 from .derived_shapes import decoder_shapes, fill_from_backbone, head_shapes
@@ -42,11 +41,7 @@ class RandSAC(BaseSelfSupervisor):
                  sdpa_backends=DEFAULT_SDPA_BACKENDS, **kwargs):
         if head is None:
             raise ValueError('RandSAC needs a head (RandSACPretrainHead)')
-        self.kernel_defaults = {'sdpa': {'backends': tuple(sdpa_backends)}}
-        # The defaults hold wherever their kernel is used, 'auto' included:
-        # refuse bad ones now, not at the first step.
-        for name in self.kernel_defaults:
-            build_attention_kernel(name, defaults=self.kernel_defaults)
+        self.sdpa_backends = tuple(sdpa_backends)
         # Shapes the neck and head share with the backbone come from the
         # backbone: built first (as BaseSelfSupervisor would), then filled in.
         if not isinstance(backbone, nn.Module):
@@ -122,6 +117,7 @@ class RandSAC(BaseSelfSupervisor):
     @attention.setter
     def attention(self, value):
         self._attention = value
+        self._kernels = ModelAttention(value, self.sdpa_backends)
         self._resolve_kernel()
 
     def _set_device(self, device):
@@ -135,14 +131,10 @@ class RandSAC(BaseSelfSupervisor):
 
     def _resolve_kernel(self):
         """``kernel``: the kernel of ``attention`` on the model's device
-        ('auto' resolved), cleared for that device once
-        (``numerical_check.clear_kernel``: cuDNN's low-logsumexp case), so
-        a step never runs the check. The one place a kernel is resolved:
-        when the model is built, moved, or given another ``attention``."""
-        kernel = build_attention_kernel(self._attention, self._device.type,
-                                        self.kernel_defaults)
-        clear_kernel(kernel, self._device)
-        self.kernel = kernel
+        (``ModelAttention``: 'auto' resolved, cleared for the device once),
+        so a step never runs the check; when the model is built, moved, or
+        given another ``attention``."""
+        self.kernel = self._kernels.on(self._device)
 
     def extract_feat(self, inputs, data_samples=None):
         """The probe feature: mean of the final-normed last-layer tokens.

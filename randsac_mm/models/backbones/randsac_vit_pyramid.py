@@ -11,12 +11,7 @@ from mmpretrain.models.utils import resize_pos_embed
 from mmpretrain.registry import MODELS
 from torch import nn
 
-from ..attention import (
-    DEFAULT_SDPA_BACKENDS,
-    build_attention_kernel,
-    sdpa_backend_list,
-)
-from ..attention.numerical_check import clear_kernel
+from ..attention import DEFAULT_SDPA_BACKENDS, ModelAttention
 from ..utils.segment_batch import MaskedAttention
 from .randsac_vit import RandSACViT
 
@@ -133,8 +128,8 @@ class RandSACViTPyramid(RandSACViT):
                  window_size=None,
                  sdpa_backends=DEFAULT_SDPA_BACKENDS,
                  **kwargs):
-        sdpa_backend_list(sdpa_backends)  # refuses a bad list here
-        self.sdpa_backends = tuple(sdpa_backends)
+        # The windowed blocks' kernel (a bad list refused here).
+        self.windowed_attention = ModelAttention('sdpa', sdpa_backends)
         if len(out_indices) != len(scales):
             raise ValueError(f'out_indices {out_indices} and scales {scales} '
                              'must have the same length')
@@ -176,9 +171,7 @@ class RandSACViTPyramid(RandSACViT):
     def _windowed_features(self, x):
         """VisionTransformer.forward (no class token), with the blocks
         outside ``out_indices`` attending within windows."""
-        kernel = build_attention_kernel(
-            dict(type='sdpa', backends=self.sdpa_backends))
-        clear_kernel(kernel, x.device)
+        kernel = self.windowed_attention.on(x.device)
         x, grid = self.patch_embed(x)
         x = x + resize_pos_embed(self.pos_embed, self.patch_resolution, grid,
                                  mode=self.interpolate_mode,
