@@ -216,11 +216,19 @@ print(json.dumps(dict(
     version=torch.__version__, cuda=torch.version.cuda, toolkit=toolkit,
     site_packages=osp.dirname(osp.dirname(torch.__file__)), gpus=gpus)))
 """
-# The installed mmcv's compiled ops, imported as a run would.
+# The installed mmcv's compiled ops, loaded beside torch (their symbols
+# resolved against torch's libraries) without importing the mmcv package,
+# which needs mmengine: a node's build venv holds torch and mmcv only.
 EXT_PROBE = """
-import glob, json, os.path as osp, platform, mmcv, mmcv._ext, torch
-library, = glob.glob(osp.join(osp.dirname(mmcv.__file__), '_ext*.so'))
-print(json.dumps(dict(mmcv=mmcv.__version__, torch=torch.__version__,
+import glob, importlib.util, json, os.path as osp, platform, torch
+from importlib import metadata
+found = importlib.util.find_spec('mmcv')
+assert found, 'no mmcv installed'
+library, = glob.glob(osp.join(found.submodule_search_locations[0],
+                              '_ext*.so'))
+ext = importlib.util.spec_from_file_location('mmcv._ext', library)
+importlib.util.module_from_spec(ext)
+print(json.dumps(dict(mmcv=metadata.version('mmcv'), torch=torch.__version__,
                       torch_cuda=torch.version.cuda, library=library,
                       python=platform.python_version())))
 """
