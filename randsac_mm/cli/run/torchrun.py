@@ -109,10 +109,13 @@ def resume_note(script, script_args):
             work_dir = script_args[i + 1]
         elif arg.startswith('--work-dir='):
             work_dir = arg.split('=', 1)[1]
-    if work_dir is None:
-        work_dir = default_work_dir(read_config(script_args[0], 'config'),
-                                    script_args[0])
-    checkpoint = latest_checkpoint(work_dir)
+    try:
+        if work_dir is None:
+            work_dir = default_work_dir(
+                read_config(script_args[0], 'config'), script_args[0])
+        checkpoint = latest_checkpoint(work_dir)
+    except Exception as error:  # the line is said, the note short
+        return f' (the checkpoint to resume from not found: {error})'
     if checkpoint is None:
         return (f'; {work_dir} holds no checkpoint yet: start again '
                 'without --resume')
