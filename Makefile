@@ -127,10 +127,14 @@ NODE_PYTHON ?= python3.12
 NODE_TORCH ?= 2.11.0
 NODE_ARCH ?= 9.0
 NODE_VENV := .venv-node
+# The node's Python as X.Y (empty when NODE_PYTHON does not run), and the
+# folder of its mmcv (recursive: read only by the recipes that use them).
+NODE_PY_VERSION = $(shell $(NODE_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+NODE_MMCV = wheelhouse/mmcv-cuda/py$(NODE_PY_VERSION)-torch$(NODE_TORCH)
 node-mmcv: $(STAMP)
-	@version=$$($(NODE_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') || \
+	@version=$(NODE_PY_VERSION); [ -n "$$version" ] || \
 	  { echo "make node-mmcv: NODE_PYTHON=$(NODE_PYTHON) does not run: name the node's Python, e.g. NODE_PYTHON=python3.12"; exit 2; }; \
-	out=wheelhouse/mmcv-cuda/py$$version-torch$(NODE_TORCH); \
+	out=$(NODE_MMCV); \
 	if ls $$out/mmcv-2.1.0-*.whl >/dev/null 2>&1 && [ -f $$out/mmcv_cuda_build.json ]; then \
 	  echo "$$out holds mmcv 2.1.0 with CUDA ops already"; exit 0; fi; \
 	if [ -x $(NODE_VENV)/bin/python ] && ! $(NODE_VENV)/bin/python -c "import sys; assert '%d.%d' % sys.version_info[:2] == '$$version'" 2>/dev/null; then \
@@ -202,11 +206,8 @@ gpu-window: $(WINDOW_NEEDS)
 	@commit=$$($(PY) -c 'from experiments.benchmark_io import code_commit; print(code_commit() or "")') && \
 	if [ -z "$$commit" ]; then echo 'make gpu-window: no git here to name the commit the window runs'; exit 2; fi && \
 	case $$commit in *+dirty) echo "note: $$commit: the window runs this tree's uncommitted changes too (git status)";; esac && \
-	carry="wheelhouse/py3.11 wheelhouse/py3.12" && \
-	case " $(PARTS) " in *" ops "*) \
-	  version=$$($(NODE_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') && \
-	  carry="$$carry wheelhouse/mmcv-cuda/py$$version-torch$(NODE_TORCH)";; esac && \
-	case " $(PARTS) " in *" speed "*|*" fit "*|*" study "*) carry="$$carry $(FMNIST)";; esac && \
+	carry="$(strip wheelhouse/py3.11 wheelhouse/py3.12 $(if $(filter ops,$(PARTS)),$(NODE_MMCV)) \
+	  $(if $(filter speed fit study,$(PARTS)),$(FMNIST)))" && \
 	tree=$$(git ls-files -z | du -cb --files0-from=- | tail -n 1 | cut -f1) && \
 	bytes=$$(du -cbL $$carry | tail -n 1 | cut -f1) && \
 	echo "carry: $$carry ($$(( (bytes + tree) / 1048576 )) MiB with the tree; a window carries 64 MiB at most)" && \

@@ -83,6 +83,14 @@ def walk_images(root, extensions, dataset):
     return paths
 
 
+def _named(paths, root):
+    """The first :data:`SHOWN` of ``paths``, relative to ``root``, and how
+    many more: 'a.jpg, b.png and 3 more'."""
+    shown = ', '.join(osp.relpath(p, root) for p in paths[:SHOWN])
+    more = f' and {len(paths) - SHOWN} more' if len(paths) > SHOWN else ''
+    return shown + more
+
+
 def _log_left_out(dataset, root, paths, what):
     if paths:
         shown = ', '.join(osp.relpath(p, root) for p in paths[:SHOWN])
@@ -148,12 +156,10 @@ def check_headers(paths, dataset, root, processes=None):
             chunksize=256)
     bad = [path for path, error in zip(paths, errors) if error]
     if bad:
-        shown = ', '.join(osp.relpath(p, root) for p in bad[:SHOWN])
-        more = f' and {len(bad) - SHOWN} more' if len(bad) > SHOWN else ''
         raise DataLayoutError(
             f'{dataset}: of its {len(paths)} images under {root}, '
             f'{len(bad)} could not be read as an image (their header): '
-            f'{shown}{more}. Remove or replace them')
+            f'{_named(bad, root)}. Remove or replace them')
 
 
 def check_image_files(paths, dataset, root):
@@ -187,10 +193,7 @@ def check_image_files(paths, dataset, root):
                       (unreadable, 'unreadable by this user'),
                       (empty, 'empty (0 bytes)')):
         if bad:
-            shown = ', '.join(osp.relpath(p, root) for p in bad[:SHOWN])
-            more = f' and {len(bad) - SHOWN} more' if len(bad) > SHOWN \
-                else ''
-            problems.append(f'{len(bad)} {what}: {shown}{more}')
+            problems.append(f'{len(bad)} {what}: {_named(bad, root)}')
     if problems:
         raise DataLayoutError(
             f'{dataset}: of its {len(paths)} images under {root}, '

@@ -20,8 +20,7 @@ def commands(chain, argv, monkeypatch):
     """{stage: the tools/train.py arguments the chain runs it with}, from
     the chain's own ``train`` (nothing run)."""
     args = chain['parse_args'](argv)
-    chain['default_eval_configs'](args, chain['stage_config'](
-        args, 'pretrain', None))
+    chain['stage_config'](args, 'pretrain', None)  # names the others
     ran = {}
 
     def run(command, step):

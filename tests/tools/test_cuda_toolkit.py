@@ -74,9 +74,9 @@ def test_a_system_nvcc_of_torch_s_major_is_used_where_it_lives(tool,
         str(home), '13.0.48', 'system nvcc')
 
 
-def test_a_system_nvcc_of_another_major_is_passed_over_for_pip_s(tool,
-                                                                 tmp_path):
-    home = fake_toolkit(tmp_path / 'cuda-12.4', '12.4.131')
+def found_beside_pip_s(tool, tmp_path, home):
+    """What torch 13.0's search finds with ``home``'s nvcc on PATH and
+    pip's toolkit installed: (toolkit, the notes said, pip's home)."""
     site = tmp_path / 'site-packages'
     pip_home = fake_toolkit(site / 'nvidia' / 'cu13', '13.0.88',
                             cudart_major=13)
@@ -84,6 +84,13 @@ def test_a_system_nvcc_of_another_major_is_passed_over_for_pip_s(tool,
     found = tool.find_toolkit('13.0', str(site),
                               {'PATH': wrapper_on_path(tmp_path, home)},
                               note=notes.append)
+    return found, notes, pip_home
+
+
+def test_a_system_nvcc_of_another_major_is_passed_over_for_pip_s(tool,
+                                                                 tmp_path):
+    home = fake_toolkit(tmp_path / 'cuda-12.4', '12.4.131')
+    found, notes, pip_home = found_beside_pip_s(tool, tmp_path, home)
     assert found.home == str(pip_home)
     assert len(notes) == 1 and 'nvcc 12.4.131' in notes[0]
     # Neither: nothing found, and the wheels to install are torch's own.
@@ -100,13 +107,7 @@ def test_a_toolkit_of_nvcc_alone_is_passed_over_or_refused(tool, tmp_path):
     torch's own CUDA headers include: mmcv's first CUDA source would fail
     on cusparse.h."""
     home = fake_toolkit(tmp_path / 'cuda-13.0', '13.0.88', headers=False)
-    site = tmp_path / 'site-packages'
-    pip_home = fake_toolkit(site / 'nvidia' / 'cu13', '13.0.88',
-                            cudart_major=13)
-    notes = []
-    found = tool.find_toolkit('13.0', str(site),
-                              {'PATH': wrapper_on_path(tmp_path, home)},
-                              note=notes.append)
+    found, notes, pip_home = found_beside_pip_s(tool, tmp_path, home)
     assert found.home == str(pip_home)
     assert notes == [
         f'passing over the system nvcc 13.0.88 ({tmp_path}/usr-local-bin/'
@@ -114,7 +115,8 @@ def test_a_toolkit_of_nvcc_alone_is_passed_over_or_refused(tool, tmp_path):
         f"cusolverDn.h, which torch's CUDA headers include"]
     with pytest.raises(tool.ToolkitError, match=(
             rf'^CUDA_HOME={home} lacks cublas_v2.h, .* unset CUDA_HOME')):
-        tool.find_toolkit('13.0', str(site), {'CUDA_HOME': str(home)})
+        tool.find_toolkit('13.0', str(tmp_path / 'site-packages'),
+                          {'CUDA_HOME': str(home)})
 
 
 def test_a_cuda_home_of_another_major_is_refused_in_one_line(tool,

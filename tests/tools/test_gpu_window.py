@@ -18,6 +18,8 @@ from ..conftest import REPO_ROOT, run_tool
 from ..data_factory import write_mnist
 
 WINDOW = 'tools/misc/gpu_window.sh'
+# This Python as the window names it (X.Y): its wheel folders' names.
+PY = '%d.%d' % sys.version_info[:2]
 
 
 def window(*args, root=REPO_ROOT, env=None):
@@ -87,7 +89,7 @@ def node_wheelhouse(tmp_path, cuda_for):
     mmcv with CUDA ops in ``mmcv-cuda/<cuda_for>``."""
     import torch
     house = tmp_path / 'wheelhouse'
-    plain = house / ('py%d.%d' % sys.version_info[:2])
+    plain = house / f'py{PY}'
     plain.mkdir(parents=True)
     for name in ('mmcv_lite-2.1.0-py2.py3-none-any.whl',
                  'randsac_mm-1.0.0-py3-none-any.whl',
@@ -104,12 +106,11 @@ def node_wheelhouse(tmp_path, cuda_for):
 def test_a_node_gets_mmcv_with_cuda_ops_built_for_its_python_and_torch(
         tmp_path):
     python, log = fake_node_python(tmp_path)
-    house = node_wheelhouse(tmp_path, 'py%d.%d-torch{torch}' %
-                            sys.version_info[:2])
+    house = node_wheelhouse(tmp_path, f'py{PY}-torch{{torch}}')
     proc = window('--wheelhouse', house, tmp_path / 'out', '5', 'ops',
                   env={'PYTHON': python})
     assert proc.returncode == 2  # the fake stops it after installing
-    plain = house / ('py%d.%d' % sys.version_info[:2])
+    plain = house / f'py{PY}'
     cuda_wheel, = (house / 'mmcv-cuda').glob('*/mmcv-*.whl')
     installs = log.read_text().splitlines()
     # What the node lacks, mmcv-lite and randsac_mm's own wheel left out;
@@ -127,14 +128,13 @@ def test_a_node_without_cuda_ops_for_its_torch_is_told_how_to_make_them(
         tmp_path):
     python, log = fake_node_python(tmp_path)
     # Built for another torch: of no use to this one.
-    house = node_wheelhouse(tmp_path, 'py%d.%d-torch0.0.1' %
-                            sys.version_info[:2])
+    house = node_wheelhouse(tmp_path, f'py{PY}-torch0.0.1')
     proc = window('--wheelhouse', house, tmp_path / 'out', '5', 'ops',
                   env={'PYTHON': python})
     assert proc.returncode == 2
-    assert 'make node-mmcv NODE_PYTHON=python%d.%d NODE_TORCH=' % \
-        sys.version_info[:2] in proc.stderr
-    assert 'made: py%d.%d-torch0.0.1' % sys.version_info[:2] in proc.stderr
+    assert f'make node-mmcv NODE_PYTHON=python{PY} NODE_TORCH=' in \
+        proc.stderr
+    assert f'made: py{PY}-torch0.0.1' in proc.stderr
     assert not log.exists() and not (tmp_path / 'out').exists()
     # Without ops the window goes on with mmcv-lite, and says so.
     data = write_mnist(str(tmp_path / 'fmnist'), train=4, test=2)

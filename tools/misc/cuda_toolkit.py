@@ -204,16 +204,11 @@ def toolkit_requirement(torch_cuda, installed):
 # that interpreter (it may be another Python with another torch).
 TORCH_PROBE = """
 import json, os.path as osp, torch
-from importlib import metadata
-try:
-    toolkit = metadata.version('cuda-toolkit')
-except metadata.PackageNotFoundError:
-    toolkit = None
 gpus = [torch.cuda.get_device_capability(i)
         for i in range(torch.cuda.device_count())] \\
     if torch.cuda.is_available() else []
 print(json.dumps(dict(
-    version=torch.__version__, cuda=torch.version.cuda, toolkit=toolkit,
+    version=torch.__version__, cuda=torch.version.cuda,
     site_packages=osp.dirname(osp.dirname(torch.__file__)), gpus=gpus)))
 """
 # The installed mmcv's compiled ops, loaded beside torch (their symbols
@@ -234,18 +229,24 @@ print(json.dumps(dict(mmcv=metadata.version('mmcv'), torch=torch.__version__,
 """
 
 
-# The versions of pip's toolkit wheels, asked of the interpreter they are in.
+# The installed versions of the distributions named in its arguments (None:
+# not installed), asked of the interpreter they are in.
 VERSIONS_PROBE = """
-import json
+import json, sys
 from importlib import metadata
 found = {}
-for name in ('nvidia-cuda-nvcc', 'nvidia-nvvm'):
+for name in sys.argv[1:]:
     try:
         found[name] = metadata.version(name)
     except metadata.PackageNotFoundError:
         found[name] = None
 print(json.dumps(found))
 """
+
+
+def installed_versions(python, *names):
+    """``{name: version or None}`` of distributions in ``python``."""
+    return ask(python, VERSIONS_PROBE, "reading pip's versions", *names)
 
 
 def nvvm_requirement(nvcc, nvvm):
@@ -261,7 +262,7 @@ def nvvm_requirement(nvcc, nvvm):
 def match_nvvm(python, install):
     """Installs into ``python`` the nvvm of its pip nvcc's release, where
     another was installed (:func:`nvvm_requirement`)."""
-    versions = ask(python, VERSIONS_PROBE, 'reading pip\'s toolkit versions')
+    versions = installed_versions(python, 'nvidia-cuda-nvcc', 'nvidia-nvvm')
     nvcc, nvvm = versions['nvidia-cuda-nvcc'], versions['nvidia-nvvm']
     requirement = nvvm_requirement(nvcc, nvvm)
     if requirement is None:
@@ -275,10 +276,10 @@ def match_nvvm(python, install):
                    check=True)
 
 
-def ask(python, probe, what):
-    """The JSON ``probe`` prints when ``python`` runs it; one line naming
-    ``what`` failed otherwise."""
-    done = subprocess.run([python, '-c', probe], capture_output=True,
+def ask(python, probe, what, *args):
+    """The JSON ``probe`` prints when ``python`` runs it with ``args``; one
+    line naming ``what`` failed otherwise."""
+    done = subprocess.run([python, '-c', probe, *args], capture_output=True,
                           text=True)
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ['no output'])[-1]
@@ -303,7 +304,9 @@ def locate(torch, python, install):
     major = int(torch['cuda'].split('.')[0])
     found = find_toolkit(torch['cuda'], torch['site_packages'], os.environ)
     if found is None:
-        requirement = toolkit_requirement(torch['cuda'], torch['toolkit'])
+        requirement = toolkit_requirement(
+            torch['cuda'],
+            installed_versions(python, 'cuda-toolkit')['cuda-toolkit'])
         if not install:
             raise ToolkitError(f'no CUDA {torch["cuda"]} toolkit: pip '
                                f'install "{requirement}", or rerun with '

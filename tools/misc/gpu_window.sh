@@ -90,20 +90,30 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 data=${data:-$root/data/fashion-mnist}
 wheelhouse=${wheelhouse:-$root/wheelhouse}
 python=${PYTHON:-python3}
+# The node's Python (X.Y) and torch (its release, none without one), and
+# where make node-mmcv puts mmcv with CUDA ops for the two.
+read -r version torch_version < <("$python" -c '
+import sys
+from importlib import metadata
+try:
+    torch = metadata.version("torch").split("+")[0]
+except metadata.PackageNotFoundError:
+    torch = "none"
+print("%d.%d" % sys.version_info[:2], torch)') || exit 2
+cuda_dir=$wheelhouse/mmcv-cuda/py$version-torch$torch_version
 # The commit goes into every record; a copy without git must be told it.
 if ! git -C "$root" rev-parse --short HEAD >/dev/null 2>&1 && [[ -z ${RANDSAC_COMMIT:-} ]]; then
     fail 'this copy has no git, so RANDSAC_COMMIT must name its commit (make gpu-window prints the command with it)'
 fi
 # What the parts need, checked before the window's minutes go to anything.
-"$python" - "$install" "$data" "$wheelhouse" "${parts[@]}" <<'PY' || exit 2
+"$python" - "$install" "$data" "$cuda_dir" "$version" "$torch_version" "${parts[@]}" <<'PY' || exit 2
 import glob
 import importlib.util
 import os.path as osp
 import sys
-from importlib import metadata
 
-install, data, wheelhouse = sys.argv[1] == '1', sys.argv[2], sys.argv[3]
-parts = sys.argv[4:]
+install, data, cuda_dir, python, torch = sys.argv[1] == '1', *sys.argv[2:6]
+parts = sys.argv[6:]
 need = {'torch': 'the node brings its own'}
 if 'acceptance' in parts:
     need.update(sklearn="scikit-learn: the acceptance run's photographs",
@@ -127,17 +137,14 @@ if {'speed', 'fit', 'study'} & set(parts):
                                'for speed and study: make fashion-mnist, or '
                                '--data-root)')
 if 'ops' in parts and importlib.util.find_spec('torch') is not None:
-    python = '%d.%d' % sys.version_info[:2]
-    torch = metadata.version('torch').split('+')[0]
-    folder = osp.join(wheelhouse, 'mmcv-cuda', f'py{python}-torch{torch}')
     spec = importlib.util.find_spec('mmcv')
-    if install and not glob.glob(osp.join(folder, 'mmcv-2.1.0-*.whl')):
+    if install and not glob.glob(osp.join(cuda_dir, 'mmcv-2.1.0-*.whl')):
         made = sorted(osp.basename(f) for f in glob.glob(
-            osp.join(wheelhouse, 'mmcv-cuda', '*')))
+            osp.join(osp.dirname(cuda_dir), '*')))
         missing.append(
             f'mmcv 2.1.0 with CUDA ops for Python {python} and torch {torch} '
-            f'in {folder} (for ops: make node-mmcv NODE_PYTHON=python{python} '
-            f'NODE_TORCH={torch}; made: {", ".join(made) or "none"})')
+            f'in {cuda_dir} (for ops: make node-mmcv NODE_PYTHON=python'
+            f'{python} NODE_TORCH={torch}; made: {", ".join(made) or "none"})')
     elif not install and not (spec and glob.glob(osp.join(
             osp.dirname(spec.origin), '_ext*.so'))):
         missing.append('mmcv with its compiled ops (mmcv._ext) for ops')
@@ -171,17 +178,15 @@ declare -A least=([profile]=120 [kernels]=240 [acceptance]=240 [speed]=120 [fit]
 if (( smoke )); then least=([profile]=20 [kernels]=20 [acceptance]=20 [speed]=10 [fit]=20 [ops]=10 [study]=20); fi
 
 if (( install )); then
-    version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     wheels=$wheelhouse/py$version
     ls "$wheels"/*.whl >/dev/null 2>&1 ||
         fail "no wheels in $wheels for this node's Python $version: run make gpu-window and carry wheelhouse"
     # mmcv with its CUDA ops built for this Python and torch, if carried.
-    torch_version=$("$python" -c 'from importlib import metadata; print(metadata.version("torch").split("+")[0])') || exit 2
-    cuda_wheel=$(ls "$wheelhouse/mmcv-cuda/py$version-torch$torch_version"/mmcv-2.1.0-*.whl 2>/dev/null | head -n 1)
+    cuda_wheel=$(ls "$cuda_dir"/mmcv-2.1.0-*.whl 2>/dev/null | head -n 1)
     if [[ -n $cuda_wheel ]]; then
         say "mmcv with CUDA ops: ${cuda_wheel#$root/}, in mmcv-lite's place"
     else
-        say "mmcv-lite (no compiled ops): $wheelhouse/mmcv-cuda has no mmcv for Python $version and torch $torch_version (make node-mmcv)"
+        say "mmcv-lite (no compiled ops): no mmcv with CUDA ops in $cuda_dir (make node-mmcv)"
     fi
     # The wheels of packages the node lacks, randsac_mm's aside (and
     # mmcv-lite's where mmcv with CUDA ops replaces it): the node's own

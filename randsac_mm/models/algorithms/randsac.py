@@ -112,12 +112,11 @@ class RandSAC(BaseSelfSupervisor):
     def attention(self):
         """The attention setting (see the class's Args); setting it
         resolves ``kernel`` for the model's device."""
-        return self._attention
+        return self._model_attention.setting
 
     @attention.setter
     def attention(self, value):
-        self._attention = value
-        self._kernels = ModelAttention(value, self.sdpa_backends)
+        self._model_attention = ModelAttention(value, self.sdpa_backends)
         self._resolve_kernel()
 
     def _set_device(self, device):
@@ -134,7 +133,7 @@ class RandSAC(BaseSelfSupervisor):
         (``ModelAttention``: 'auto' resolved, cleared for the device once),
         so a step never runs the check; when the model is built, moved, or
         given another ``attention``."""
-        self.kernel = self._kernels.on(self._device)
+        self.kernel = self._model_attention.on(self._device)
 
     def extract_feat(self, inputs, data_samples=None):
         """The probe feature: mean of the final-normed last-layer tokens.
