@@ -80,7 +80,9 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
         margin (``<readout>_margin``).
     """
     from mmengine.config import Config
-    from mmengine.runner import Runner
+
+    from randsac_mm.cli.run.preflight import preflight
+    from randsac_mm.cli.run.runner import build_runner
 
     # Here, not at the top: importing it asks torch for GPUs (mmengine's
     # device utilities), which main hides first.
@@ -101,7 +103,7 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     cfg.work_dir = osp.join(work_dir, 'pretrain')
     cfg.experiment_name = 'demo_pretrain'
     cfg.randomness = dict(seed=seed)
-    runner = Runner.from_cfg(cfg)
+    runner = build_runner(cfg, preflight(cfg, 'train'))
     without_parameter_lines(runner.logger)
     runner.train()
     losses = loss_curve(runner.log_dir,

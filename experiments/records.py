@@ -211,8 +211,9 @@ def write_record(path, record):
 
 
 def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
-    """Trains ``cfg`` in ``folder`` with mmengine's Runner, continuing from
-    the folder's latest checkpoint if an earlier start left one.
+    """Trains ``cfg`` in ``folder`` as tools/train.py does (the preflight,
+    then the runner), continuing from the folder's latest checkpoint if an
+    earlier start left one.
 
     Args:
         settings (dict | None): the step's record settings: the folder
@@ -233,9 +234,9 @@ def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
             in it now (``randsac_mm.cli.work_dir_lock``: a study started
             twice).
     """
-    from mmengine.runner import Runner
-
     from randsac_mm.checkpoint import latest_checkpoint
+    from randsac_mm.cli.run.preflight import preflight
+    from randsac_mm.cli.run.runner import build_runner
     from randsac_mm.cli.work_dir_lock import hold_work_dir
     with hold_work_dir(folder):
         resumed = latest_checkpoint(folder)
@@ -249,7 +250,7 @@ def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
             cfg.visualizer.name = cfg.experiment_name
         if resumed is not None:  # an interrupted run continues exactly
             cfg.resume, cfg.load_from = True, resumed
-        runner = Runner.from_cfg(cfg)
+        runner = build_runner(cfg, preflight(cfg, 'train'))
         runner.register_hook(TrainingClock())
         runner.train()
     return runner, resumed

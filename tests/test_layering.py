@@ -7,7 +7,8 @@ Layers, bottom to top (docs/architecture.md):
 0. ``extension_registry`` (the registry of every extension point, plain
    Python), ``version``, ``version_check``, ``installed_files`` (where the
    installed configs and tools are), ``precision`` (which precision a device
-   runs in: torch only)
+   runs in: torch only), ``argument_limits`` (what a constructor argument
+   may be, and the error refusing one)
 1. ``segments`` (numpy only)
 2. ``checkpoint`` (torch and mmengine only: the encoders refuse bad
    checkpoints through it, the tools convert with it)
@@ -40,6 +41,7 @@ PACKAGE = osp.join(REPO_ROOT, 'randsac_mm')
 LAYERS = {
     'extension_registry': 0, 'version': 0, 'version_check': 0,
     'installed_files': 0, 'precision': 0, 'signals': 0,
+    'argument_limits': 0,
     'segments': 1,
     'checkpoint': 2,
     'datasets': 3,

@@ -143,7 +143,7 @@ def stage_config(args, stage, encoder):
     applies ``--cfg-options`` (the schedule fitted to a new length too). The
     pretraining config fills in the evaluation configs it names."""
     from randsac_mm.cli.args import parse_cfg_options
-    from randsac_mm.cli.config import apply_cfg_options, read_config
+    from randsac_mm.cli.config_file import apply_cfg_options, read_config
     argument = f'{stage}_config'
     path = getattr(args, argument)
     cfg = read_config(path, argument)
@@ -157,8 +157,9 @@ def stage_config(args, stage, encoder):
 
 
 def check_up_front(args):
-    """Everything a later stage would refuse, checked before the first
-    starts (UserError naming the argument)."""
+    """Each stage's config checked as its tools/train.py will check it
+    (``preflight``), before the first starts; the evaluation stages with
+    the encoder they will start from (UserError naming the argument)."""
     import tempfile
 
     import torch
@@ -166,26 +167,30 @@ def check_up_front(args):
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
     from randsac_mm.checkpoint.reading import read_checkpoint
     from randsac_mm.cli.builds import check_model_builds
-    from randsac_mm.cli.config_kinds import check_collate
     from randsac_mm.cli.run.checks import check_pretrained_init
+    from randsac_mm.cli.run.preflight import preflight
+
+    def checked(cfg):
+        cfg.launcher = 'pytorch' if args.gpus > 1 else 'none'
+        return preflight(cfg, 'train', world_size=args.gpus)
 
     pretrain_cfg = stage_config(args, 'pretrain', None)
     if args.pretrain_checkpoint is not None:
         read_checkpoint(args.pretrain_checkpoint, '--pretrain-checkpoint')
         encoder, source = args.pretrain_checkpoint, '--pretrain-checkpoint'
     else:
-        check_collate(pretrain_cfg, ('train_dataloader', ),
-                      'pretrain_config')
+        parts = checked(pretrain_cfg)
         encoder, source = None, 'pretrain_config'
     with tempfile.TemporaryDirectory() as tmp:
         if encoder is None:
             # The pretraining model's keys and shapes, as its checkpoint
             # will hold them.
             encoder = osp.join(tmp, 'pretraining_model.pth')
-            model = check_model_builds(pretrain_cfg)
+            model = parts.model if parts else check_model_builds(
+                pretrain_cfg)
             torch.save({'state_dict': model.state_dict(), 'meta': {}},
                        encoder)
-            del model
+            del model, parts
         for stage in ('linear', 'finetune'):
             cfg = stage_config(args, stage, encoder)
             init_cfg = cfg.model.get('backbone', {}).get('init_cfg')
@@ -202,6 +207,8 @@ def check_up_front(args):
                 what, blame = repr(encoder), source
             else:
                 what, blame = f'the model of {args.pretrain_config}', source
+            # The encoder's fit first, named by where it comes from; then
+            # the stage's config as its tools/train.py will check it.
             backbone = getattr(check_model_builds(cfg), 'backbone', None)
             try:
                 check_pretrained_init(cfg, name=what, backbone=backbone)
@@ -209,6 +216,7 @@ def check_up_front(args):
                 raise UserError(
                     f'{blame}: {stage}_config '
                     f'{getattr(args, stage + "_config")}: {e}') from e
+            checked(cfg)
 
 
 def main(argv=None):

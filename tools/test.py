@@ -7,8 +7,9 @@ Example:
 As tools/train.py, it runs on CUDA GPUs, and on the CPU only with
 ``--device cpu``.
 
-Before testing it builds the config's model and checks the checkpoint
-against it: a checkpoint that leaves any of the model's weights
+Before testing, the preflight (``randsac_mm.cli.run.preflight``) builds
+the config's model and test set and checks the checkpoint against the
+model: a checkpoint that leaves any of the model's weights
 uninitialised (a pretraining checkpoint given to a linear-probe config
 would score an untrained head), holds another model's weights, or is no
 checkpoint at all is refused with one line naming the keys; so is a config
@@ -25,12 +26,11 @@ import os.path as osp
 
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
-from randsac_mm.cli.config import add_common_args, load_run_config
-from randsac_mm.cli.config_kinds import require_kind, testable_kinds
 from randsac_mm.cli.device import use_device_or_exit
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg, run_tool
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FILE, write_json
+from randsac_mm.cli.run_flags import add_common_args, load_run_config
 
 PROG = 'tools/test.py'
 
@@ -63,42 +63,6 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def check_config(cfg, args):
-    """What tools/test.py refuses before building the runner.
-
-    Returns:
-        randsac_mm.cli.run.runner.BuiltParts: the model and test data set the
-        checks built, for the run.
-    """
-    from randsac_mm.cli.run.checks import (
-        check_checkpoint,
-        check_evaluator_files,
-        check_vis_backends,
-    )
-    from randsac_mm.cli.run.runner import BuiltParts
-    require_kind(
-        cfg, testable_kinds(), 'config', args.config,
-        hint={'pretraining': 'a pretraining config has no test loop; test '
-              'the classifier config you fine-tuned or linear-probed its '
-              'checkpoint with (its eval_configs), or evaluate the '
-              'checkpoint frozen with tools/analysis/eval_frozen.py',
-              'data': 'a data config has no model; test a model config '
-              'that includes it'})
-    lacking = [k for k in ('test_dataloader', 'test_cfg', 'test_evaluator')
-               if cfg.get(k) is None]
-    if lacking:
-        raise UserError(f'config: {osp.basename(args.config)} has no '
-                        f'{", ".join(lacking)}: no test loop; a tested config'
-                        ' sets test_dataloader, test_cfg and test_evaluator')
-    check_evaluator_files(cfg, 'test')
-    check_vis_backends(cfg)
-    built = BuiltParts.build_model(cfg)
-    check_checkpoint(cfg, args.checkpoint, 'checkpoint', 'test',
-                     built.model)
-    built.build_dataset(cfg, 'test')
-    return built
-
-
 def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
     use_device_or_exit(args.device, PROG)
@@ -106,12 +70,13 @@ def main(argv=None):
 
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
     from randsac_mm.cli.run.distributed import start_process_group
+    from randsac_mm.cli.run.preflight import preflight
     from randsac_mm.cli.run.runner import build_runner
     cfg = load_run_config(args)
-    if not args.dry_run:  # (dist_train.sh's is one process)
-        # Before the checks: they seed each process as the Runner will.
+    if not args.dry_run:  # (dist_test.sh's is one process)
+        # Before the preflight: it seeds each process as the Runner will.
         start_process_group(cfg, args.launcher, args.device)
-    built = check_config(cfg, args)
+    parts = preflight(cfg, 'test', checkpoint=args.checkpoint)
     if args.dry_run:
         print(f'{PROG}: {args.config}, {args.checkpoint}: the checks passed '
               '(dry run: nothing tested)', flush=True)
@@ -123,7 +88,7 @@ def main(argv=None):
             cfg.test_evaluator, (list, tuple)) else [cfg.test_evaluator]
         cfg.test_evaluator.append(
             dict(type='DumpResults', out_file_path=args.out))
-    runner = build_runner(cfg, built)
+    runner = build_runner(cfg, parts)
     metrics = runner.test()
     if is_main_process():
         metrics = {k: float(v) for k, v in metrics.items()}

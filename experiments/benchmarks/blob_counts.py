@@ -16,7 +16,6 @@ Without CONFIG: every RandSAC pretraining config under configs/ with blob
 segments. ``--exact-counts`` measures the ``exact_counts=True`` option
 instead (which must give the nominal counts every time).
 """
-import argparse
 import json
 import os
 import os.path as osp
@@ -25,12 +24,12 @@ from glob import glob
 import numpy as np
 
 from randsac_mm.cli.args import (
-    HelpFormatter,
-    existing_file,
     positive_int,
     seed_value,
 )
 from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CONFIG
 
 from .. import REPO_ROOT
 
@@ -41,7 +40,7 @@ PROG = 'python -m experiments.benchmarks.blob_counts'
 
 def blob_generators(paths, exact_counts):
     """(config path, RandSACSegmentGenerator) of every blob config."""
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config_file import read_config
     from randsac_mm.datasets import RandSACSegmentGenerator
     found = []
     for path in paths:
@@ -104,9 +103,8 @@ def summary_line(stats):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('configs', nargs='*', type=existing_file,
+    parser = ToolParser(prog=PROG, description=__doc__)
+    parser.add_path('configs', nargs='*', kind=CONFIG,
                         help='RandSAC pretraining configs with blob segments '
                         '(default: every one under configs/)')
     parser.add_argument('--samples', type=positive_int, default=10000,

@@ -24,12 +24,12 @@ import time
 import numpy as np
 
 from randsac_mm.cli.args import (
-    HelpFormatter,
-    existing_file,
     positive_float,
     positive_int,
 )
 from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CONFIG
 
 from ..benchmark_io import machine_info, write_json
 
@@ -138,9 +138,8 @@ def fraction(text):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('config', type=existing_file,
+    parser = ToolParser(prog=PROG, description=__doc__)
+    parser.add_path('config', kind=CONFIG,
                         help='a RandSAC pretraining config whose '
                         'training pipeline loads image files (ImageNet-style'
                         ', e.g. configs/randsac_vit-b_in1k.py)')
@@ -168,7 +167,7 @@ def check_config(path):
     not): a RandSAC pretraining config (its FLOPs need the segment layout)
     whose training pipeline loads image files."""
     from randsac_mm.cli.builds import build_segment_generator
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config_file import read_config
     cfg = read_config(path)
     build_segment_generator(cfg, 'config', path)
     try:

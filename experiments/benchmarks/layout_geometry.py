@@ -20,7 +20,6 @@ From the repository root::
     python -m experiments.benchmarks.layout_geometry CONFIG [CONFIG ...]
         [--samples 3000] [--seed 0] [--out work_dirs/layout_geometry.json]
 """
-import argparse
 import json
 import os
 import os.path as osp
@@ -28,12 +27,12 @@ import os.path as osp
 import numpy as np
 
 from randsac_mm.cli.args import (
-    HelpFormatter,
-    existing_file,
     positive_int,
     seed_value,
 )
 from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.parser import ToolParser
+from randsac_mm.cli.paths import CONFIG
 
 from .. import REPO_ROOT
 
@@ -112,15 +111,14 @@ def _segment_generator(path):
     """The layout step of a RandSAC pretraining config (UserError naming
     the config otherwise: a classifier, or MAE, draws no segments)."""
     from randsac_mm.cli.builds import build_segment_generator
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config_file import read_config
     return build_segment_generator(read_config(path, 'configs'), 'configs',
                                    path)
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
-                                     formatter_class=HelpFormatter)
-    parser.add_argument('configs', nargs='+', type=existing_file,
+    parser = ToolParser(prog=PROG, description=__doc__)
+    parser.add_path('configs', nargs='+', kind=CONFIG,
                         help='RandSAC pretraining configs (their training '
                         'pipeline draws the layouts)')
     parser.add_argument('--samples', type=positive_int, default=3000,

@@ -9,22 +9,25 @@ one line (exit code 2, nothing written) rather than a traceback.
 - ``parser``: ``ToolParser``, an ``argparse`` parser whose path arguments
   are checked before anything is imported;
 - ``paths``: the kinds of path argument (config, checkpoint, output
-  folder...), their checks, and ``write_json`` (atomic);
+  folder...) and their checks;
 - ``device``: the device a run takes, chosen before torch looks for GPUs
   (``use_device``, ``use_device_or_exit``);
 - ``config_kinds``: what kind of config a command was given (pretraining,
   classifier, segmentor, detector: registered checks);
-- ``config``: a config read (``read_config``: a missing or broken file is
-  one line), the flags training and testing share and the run's config
-  (``add_common_args``, ``load_run_config``: ``--cfg-options``, precision,
-  launcher, work dir);
+- ``config_file``: a config read (``read_config``: a missing or broken
+  file is one line), its default work dir, ``--cfg-options`` merged;
+- ``run_flags``: the flags training and testing take and the run's config
+  they make (``add_common_args``, ``add_train_args``,
+  ``load_run_config``: precision, launcher, work dir, resume);
 - ``builds``: a config's model, optimizer and first item built as a run
-  builds them, a key no class takes named;
-- ``config_values``: each value of a config's model and optimizer checked
-  against its rule before anything is built;
+  builds them, a key no class takes or a value a class refuses named by
+  its place;
+- ``foreign_limits``: what other libraries' classes would take in silence,
+  checked by name;
 - ``work_dir_lock``: a work dir held by one run;
-- ``run``: what runs mmengine's Runner (its checks, the runner, the
-  process group, the torchrun launcher; :mod:`randsac_mm.cli.run`).
+- ``run``: what runs mmengine's Runner (the preflight and its checks, the
+  runner, the process group, the torchrun launcher;
+  :mod:`randsac_mm.cli.run`).
 
 This package imports nothing on import: ``device.use_device`` must run
 before torch and mmengine look at the GPUs; a tool imports the modules it

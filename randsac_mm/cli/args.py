@@ -1,13 +1,12 @@
 """Argument types the command lines share: argparse ``type``s of counts,
-rates and files, ``--cfg-options``, and the help format (paths:
-:mod:`.paths`)."""
+rates and seeds, ``--cfg-options``, and the help format (a path argument
+is declared with its kind: :mod:`.paths`)."""
 import argparse
-import os
 
 from mmengine.config import DictAction
 
 __all__ = ['CfgOptionsAction', 'HelpFormatter', 'MAX_SEED',
-           'add_cfg_options', 'cfg_option', 'existing_file',
+           'add_cfg_options', 'cfg_option',
            'non_negative_int', 'parse_cfg_options', 'positive_float',
            'positive_int', 'seed_value', 'split_cfg_option']
 
@@ -26,14 +25,6 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter,
         if action.default is None or action.required:
             return action.help
         return super()._get_help_string(action)
-
-
-def existing_file(text):
-    """argparse ``type`` of an input file: a path that exists (argparse
-    names the argument in its error)."""
-    if not os.path.isfile(text):
-        raise argparse.ArgumentTypeError(f'no such file: {text!r}')
-    return text
 
 
 def positive_float(text):

@@ -1,18 +1,23 @@
 """A config's parts built as a run builds them, each mistake one line: a
 key no class takes names the key, its place in the config and the class
 (found from the failed build and the class's signature, not from the
-error's text), a data set with no items or a batch size below 1 is named.
-``tools/train.py`` hands what these build to its run (built once); the
-studies check their configs with them before anything is made."""
+error's text), a value a class refuses (``randsac_mm.argument_limits``)
+names its place, a data set with no items or a batch size below 1 is
+named. The preflight (``cli.run.preflight``) builds a run's parts with
+them; the studies check their configs with them before anything is made.
+"""
 import copy
 import inspect
 import os.path as osp
 
+from ..argument_limits import ArgumentOutOfRange
 from .errors import UserError, one_line
+from .foreign_limits import check_optim_wrapper_limits
 
 __all__ = ['build_error', 'build_model_for_checks',
            'build_segment_generator', 'check_first_item',
-           'check_model_builds', 'check_optimizer_builds', 'in_scope']
+           'check_model_builds', 'check_optimizer_builds', 'in_scope',
+           'refused_argument']
 
 
 def in_scope(cfg):
@@ -111,6 +116,17 @@ def build_error(tree, path, error):
             'value of the wrong type? --debug shows where)')
 
 
+def refused_argument(tree, path, error):
+    """The one line for an ``ArgumentOutOfRange`` a class raised while the
+    config part ``tree`` (at ``path``) was built: the argument at its
+    place in the config (``config: model.backbone.drop_path_rate=1.0: give
+    a number in [0, 1)``), the place found from the failed build."""
+    built = _innermost_build(error)
+    places = _places(tree, built[1], path) if built is not None else []
+    return (f'config: {places[0] if places else path}.{error.argument}='
+            f'{error.value!r}: give {error.allowed}')
+
+
 def check_model_builds(cfg):
     """The config's model, built as the run will build it, so that a key
     its class does not take is refused before anything is created.
@@ -124,6 +140,9 @@ def check_model_builds(cfg):
     """
     try:
         return build_model_for_checks(cfg)
+    except ArgumentOutOfRange as error:
+        raise UserError(refused_argument(cfg.model, 'model',
+                                         error)) from error
     except TypeError as error:
         raise UserError(build_error(cfg.model, 'model', error)) from error
 
@@ -169,8 +188,12 @@ def check_optimizer_builds(cfg, model):
         # Quiet: the run builds it again and logs its parameter groups
         # (about 200 lines for a ViT-B) once, into its log file.
         with in_scope(cfg), quiet_mmengine_info():
+            check_optim_wrapper_limits(cfg.optim_wrapper)
             return build_optim_wrapper(model,
                                        copy.deepcopy(cfg.optim_wrapper))
+    except ArgumentOutOfRange as error:
+        raise UserError(refused_argument(cfg.optim_wrapper, 'optim_wrapper',
+                                         error)) from error
     except TypeError as error:
         raise UserError(build_error(cfg.optim_wrapper, 'optim_wrapper',
                                     error)) from error

@@ -12,6 +12,8 @@ from mmpretrain.engine.optimizers import (
     LearningRateDecayOptimWrapperConstructor,
 )
 
+from ..argument_limits import LAYER_DECAY_RATE, check_argument
+
 __all__ = ['BackboneLayerDecayOptimWrapperConstructor']
 
 
@@ -25,6 +27,12 @@ class BackboneLayerDecayOptimWrapperConstructor(
     The model must have ``backbone.get_layer_depth(name, prefix)`` (every
     mmpretrain VisionTransformer, so RandSACViT and RandSACViTPyramid).
     """
+
+    def __init__(self, optim_wrapper_cfg, paramwise_cfg=None):
+        check_argument('paramwise_cfg.layer_decay_rate',
+                       (paramwise_cfg or {}).get('layer_decay_rate', 1.0),
+                       LAYER_DECAY_RATE)
+        super().__init__(optim_wrapper_cfg, paramwise_cfg)
 
     def add_params(self, params, module, prefix='', get_layer_depth=None):
         if get_layer_depth is None:

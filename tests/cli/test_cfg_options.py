@@ -5,7 +5,7 @@ import os.path as osp
 
 from mmengine.config import Config
 
-from randsac_mm.cli.config import apply_cfg_options
+from randsac_mm.cli.config_file import apply_cfg_options
 
 from ..conftest import REPO_ROOT
 

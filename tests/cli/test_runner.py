@@ -45,8 +45,8 @@ def test_train_runs_the_model_its_checks_built_as_the_runner_would(
     """tools/train.py hands the model and data set its checks built to the
     Runner (built once), and the run is the one a Runner that builds them
     itself makes: the same weights after an epoch, bit for bit (the
-    generators are seeded before the build and put back after the Runner
-    reseeds)."""
+    preflight seeds the generators as the Runner would just before the
+    model's build, and the Runner does not seed them again)."""
     import torch
 
     from randsac_mm.cli.run import runner as runner_module

@@ -63,7 +63,7 @@ def test_step_milestones_move_to_the_same_fractions_of_the_run():
 
 def _run_config(config, options):
     """``config`` as tools/train.py reads it with ``--cfg-options``."""
-    from randsac_mm.cli.config import apply_cfg_options
+    from randsac_mm.cli.config_file import apply_cfg_options
     cfg = Config.fromfile(config)
     apply_cfg_options(cfg, options)
     return cfg

@@ -50,20 +50,26 @@ def test_a_record_names_its_settings_and_is_written_whole(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ['a.json']  # no temp
 
 
+def fake_runs(monkeypatch, seen=lambda cfg: None):
+    """train_resuming's preflight and runner replaced: ``seen(cfg)`` is
+    told of each run, which trains nothing."""
+    from randsac_mm.cli.run import preflight, runner
+    monkeypatch.setattr(preflight, 'preflight', lambda cfg, purpose: None)
+    monkeypatch.setattr(runner, 'build_runner', lambda cfg, parts: (
+        seen(cfg), SimpleNamespace(train=lambda: None,
+                                   register_hook=lambda hook: None))[1])
+
+
 def test_a_checkpoint_of_another_run_is_refused_not_continued(
         tmp_path, monkeypatch):
     """With the step's settings, a run folder keeps them from its first
     start; its own checkpoint is continued, another run's (other settings,
     or none named) refused before anything is built."""
-    import mmengine.runner
     from mmengine.config import Config
 
     import randsac_mm.checkpoint
     built = []
-    monkeypatch.setattr(mmengine.runner, 'Runner', SimpleNamespace(
-        from_cfg=lambda cfg: built.append(cfg.get('load_from'))
-        or SimpleNamespace(train=lambda: None,
-                           register_hook=lambda hook: None)))
+    fake_runs(monkeypatch, lambda cfg: built.append(cfg.get('load_from')))
     folder, found = tmp_path / 'run', {}
     monkeypatch.setattr(randsac_mm.checkpoint, 'latest_checkpoint',
                         lambda work_dir: found.get(work_dir))
@@ -92,11 +98,8 @@ def test_the_logs_of_another_run_are_refused_with_the_precision_to_use(
     which a run of other settings would read back as its own; when only
     the precision differs, the refusal says how to run in the folder's.
     A start that logged nothing leaves nothing to refuse."""
-    import mmengine.runner
     from mmengine.config import Config
-    monkeypatch.setattr(mmengine.runner, 'Runner', SimpleNamespace(
-        from_cfg=lambda cfg: SimpleNamespace(
-            train=lambda: None, register_hook=lambda hook: None)))
+    fake_runs(monkeypatch)
     folder = tmp_path / 'run'
     bf16 = dict(epochs=160, precision='bfloat16')
     train_resuming(Config(), str(folder), bf16)

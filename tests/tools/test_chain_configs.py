@@ -4,7 +4,7 @@ read by the one reader (``randsac_mm.cli.args.parse_cfg_options``) and
 applied the same way, the schedule fitted to a new length included."""
 import pytest
 
-from randsac_mm.cli.config import load_run_config
+from randsac_mm.cli.run_flags import load_run_config
 
 from ..conftest import REPO_ROOT
 from ..tool_runs import tool_globals

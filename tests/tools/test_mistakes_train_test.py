@@ -316,8 +316,9 @@ ROWS = [
       'train_dataloader.batch_size=0', *CPU],
      r'^tools/train\.py: error: config: train_dataloader\.batch_size=0; give '
      r'at least 1$', None),
-    # A value outside what its builder can use (randsac_mm.cli.
-    # config_values; every key: tests/configs/test_every_config.py). Before,
+    # A value outside what its class can use, refused by the class
+    # (randsac_mm.argument_limits; mmpretrain's layer decay by name in
+    # cli.foreign_limits) when the dry run builds it. Before,
     # each passed --dry-run: layer decay 0 froze the encoder in silence,
     # -0.5 made learning rates negative, 1.5 17 times larger at the input;
     # drop path 1.0 gave NaN at iteration 1; an unknown arch was

@@ -113,7 +113,7 @@ def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config_file import read_config
     from randsac_mm.evaluation import (
         ProgressBars,
         accuracy_readouts,

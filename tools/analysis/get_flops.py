@@ -52,7 +52,7 @@ def main(argv=None):
         build_segment_generator,
         check_model_builds,
     )
-    from randsac_mm.cli.config import apply_cfg_options, read_config
+    from randsac_mm.cli.config_file import apply_cfg_options, read_config
     cfg = read_config(args.config)
     if args.cfg_options:
         apply_cfg_options(cfg, args.cfg_options)

@@ -59,7 +59,7 @@ def check_configs(args):
     import torch
 
     from randsac_mm.cli.builds import check_model_builds
-    from randsac_mm.cli.config import apply_cfg_options, read_config
+    from randsac_mm.cli.config_file import apply_cfg_options, read_config
     configs = {}
     for path in args.configs:
         cfg = configs[path] = read_config(path, 'configs')

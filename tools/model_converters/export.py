@@ -59,7 +59,7 @@ def load_checkpoint(path, config=None):
     pretraining or classifier model, weights that do not fit."""
     from randsac_mm.apis import build_model
     from randsac_mm.checkpoint.reading import read_checkpoint, stored_config
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config_file import read_config
     from randsac_mm.evaluation.weights import load_weights
     name = osp.basename(path)
     checkpoint, _ = read_checkpoint(path, 'checkpoint')

@@ -115,7 +115,7 @@ def main(argv=None):
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
     from randsac_mm.cli.builds import build_segment_generator
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config_file import read_config
     from randsac_mm.evaluation import (
         ProgressBars,
         load_weights,

@@ -116,7 +116,7 @@ def config_layout(args):
                  num_segments=args.num_segments, hierarchy=args.hierarchy)
     generator = None
     if args.config is not None:
-        from randsac_mm.cli.config import read_config
+        from randsac_mm.cli.config_file import read_config
         from randsac_mm.datasets import RandSACSegmentGenerator
         cfg = read_config(args.config, '--config')
         if any(step.get('type') == 'RandSACSegmentGenerator'
@@ -199,7 +199,7 @@ def load_image(args):
     from mmpretrain.registry import DATASETS
 
     import randsac_mm.registration  # noqa: F401  (registers the datasets)
-    from randsac_mm.cli.config import read_config
+    from randsac_mm.cli.config_file import read_config
     init_default_scope('mmpretrain')
     cfg = read_config(args.config, '--config')
     if not cfg.get('train_dataloader'):

@@ -102,7 +102,7 @@ def resume_note(script, script_args):
     if osp.basename(script) != 'train.py' or not script_args:
         return ''
     from ...checkpoint.latest import latest_checkpoint
-    from ..config import default_work_dir, read_config
+    from ..config_file import default_work_dir, read_config
     work_dir = None
     for i, arg in enumerate(script_args):
         if arg == '--work-dir' and i + 1 < len(script_args):

@@ -6,6 +6,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint
 
+from ...argument_limits import RATE, ArgumentOutOfRange, check_argument
 from ...checkpoint.loading import check_pretrained_checkpoint
 from ..utils import gather_tokens, sincos_2d_embedding
 
@@ -150,6 +151,10 @@ class RandSACViT(VisionTransformer):
         if pos_embed_type not in POS_EMBED_TYPES:
             raise ValueError(f'pos_embed_type must be one of '
                              f'{POS_EMBED_TYPES}, got {pos_embed_type!r}')
+        self._check_arch(arch)
+        # 1.0 drops every residual branch: NaN at the first iteration.
+        check_argument('drop_path_rate', kwargs.get('drop_path_rate', 0.0),
+                       RATE)
         img_size = kwargs.get('img_size', 224)
         patch_size = kwargs.get('patch_size', 16)
         sides = (img_size, img_size) if isinstance(img_size, int) \
@@ -179,6 +184,18 @@ class RandSACViT(VisionTransformer):
         self.unused_checkpoint_keys = tuple(unused_checkpoint_keys)
         if pos_embed_type == 'sincos':
             self.pos_embed.requires_grad = False
+
+    @classmethod
+    def _check_arch(cls, arch):
+        """Refuses an ``arch`` name its ``arch_zoo`` lacks (mmpretrain's
+        assertion would not name the key)."""
+        if isinstance(arch, dict) or (isinstance(arch, str) and
+                                      arch.lower() in cls.arch_zoo):
+            return
+        raise ArgumentOutOfRange('arch', arch, (
+            f"a name of {cls.__name__}'s arch_zoo "
+            f"({', '.join(sorted(cls.arch_zoo))}) or a dict of embed_dims, "
+            'num_layers, num_heads and feedforward_channels'))
 
     def init_weights(self):
         pretrained = isinstance(self.init_cfg, dict) and \

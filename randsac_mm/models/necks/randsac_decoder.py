@@ -8,6 +8,7 @@ from mmpretrain.registry import MODELS
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from ...argument_limits import RATE, check_argument
 from ..utils import gather_tokens, sincos_2d_embedding
 
 __all__ = ['RandSACDecoder', 'RandSACDecoderLayer']
@@ -122,6 +123,7 @@ class RandSACDecoder(BaseModule):
         if pos_embed_type not in ('sincos', 'learned'):
             raise ValueError("pos_embed_type must be one of ('sincos', "
                              f"'learned'), got {pos_embed_type!r}")
+        check_argument('drop_path_rate', drop_path_rate, RATE)
         if isinstance(num_patches, int):
             side = round(num_patches**0.5)
             if side * side != num_patches:

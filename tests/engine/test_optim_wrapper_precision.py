@@ -4,7 +4,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm.cli.config import enable_amp, force_float32
+from randsac_mm.engine.optim_wrapper_precision import enable_amp, force_float32
 
 
 def config(**optim_wrapper):

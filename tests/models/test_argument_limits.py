@@ -1,0 +1,82 @@
+"""Each of our classes refuses a constructor argument it cannot use when it
+is built, naming the argument (randsac_mm.argument_limits); the tools name
+it by its place in the config, and another library's class that would
+take a bad value in silence is checked by name (cli.foreign_limits)."""
+import re
+
+import pytest
+from mmengine.config import Config
+
+import randsac_mm.registration  # noqa: F401  (our classes, mmpretrain's)
+from randsac_mm.argument_limits import ArgumentOutOfRange
+from randsac_mm.cli.builds import check_model_builds
+from randsac_mm.cli.errors import UserError
+from randsac_mm.cli.foreign_limits import check_optim_wrapper_limits
+from randsac_mm.downstream.layer_decay_constructor import (
+    BackboneLayerDecayOptimWrapperConstructor,
+)
+from randsac_mm.models import RandSACDecoder, RandSACViT
+
+TINY = dict(arch=dict(embed_dims=32, num_layers=2, num_heads=2,
+                      feedforward_channels=64), img_size=16, patch_size=4)
+
+
+@pytest.mark.parametrize('rate', [1.0, -0.1, 'high'])
+def test_a_drop_path_rate_outside_0_to_1_is_refused(rate):
+    with pytest.raises(ArgumentOutOfRange, match=re.escape(
+            f'drop_path_rate={rate!r}: give a number in [0, 1)')):
+        RandSACViT(drop_path_rate=rate, **TINY)
+    with pytest.raises(ArgumentOutOfRange, match='^drop_path_rate='):
+        RandSACDecoder(num_patches=16, encoder_dims=32, encoder_layers=2,
+                       num_layers=1, num_heads=2, drop_path_rate=rate)
+    RandSACViT(drop_path_rate=0.99, **TINY)
+
+
+def test_an_unknown_arch_names_the_zoo_and_its_names_are_any_case():
+    with pytest.raises(ArgumentOutOfRange) as refused:
+        RandSACViT(arch='gigantic')
+    message = str(refused.value)
+    assert message.startswith("arch='gigantic': give a name of RandSACViT's "
+                              'arch_zoo (b, base, ')
+    assert message.endswith('or a dict of embed_dims, num_layers, num_heads '
+                            'and feedforward_channels')
+    assert RandSACViT(arch='Deit-Tiny', img_size=32).embed_dims == 192
+
+
+@pytest.mark.parametrize('rate', [0, -0.5, 1.5])
+def test_our_layer_decay_constructor_refuses_a_rate_outside_0_to_1(rate):
+    with pytest.raises(ArgumentOutOfRange, match=re.escape(
+            f'paramwise_cfg.layer_decay_rate={rate!r}: give a number in '
+            '(0, 1]')):
+        BackboneLayerDecayOptimWrapperConstructor(
+            dict(type='OptimWrapper', optimizer=dict(type='AdamW', lr=1e-3)),
+            dict(layer_decay_rate=rate))
+
+
+def test_mmpretrains_layer_decay_is_checked_by_name_and_others_left_alone():
+    from mmengine.registry import DefaultScope
+    wrapper = dict(constructor='LearningRateDecayOptimWrapperConstructor',
+                   paramwise_cfg=dict(layer_decay_rate=0))
+    with DefaultScope.overwrite_default_scope('mmpretrain'):
+        with pytest.raises(ArgumentOutOfRange,
+                           match=r'^paramwise_cfg\.layer_decay_rate=0: '):
+            check_optim_wrapper_limits(wrapper)
+        wrapper['paramwise_cfg']['layer_decay_rate'] = 0.65
+        check_optim_wrapper_limits(wrapper)
+        # A constructor without a limit here: left to its class.
+        check_optim_wrapper_limits(dict(paramwise_cfg=dict(
+            layer_decay_rate=0)))
+
+
+def test_the_tools_name_a_refused_argument_by_its_place_in_the_config():
+    cfg = Config(dict(model=dict(
+        type='ImageClassifier', backbone=dict(type='RandSACViT',
+                                              arch='gigantic'))))
+    with pytest.raises(UserError, match=re.escape(
+            "config: model.backbone.arch='gigantic': give a name of")):
+        check_model_builds(cfg)
+    cfg = Config(dict(model=dict(type='RandSACViT', drop_path_rate=1.0,
+                                 **TINY)))
+    with pytest.raises(UserError, match=re.escape(
+            'config: model.drop_path_rate=1.0: give a number in [0, 1)')):
+        check_model_builds(cfg)
