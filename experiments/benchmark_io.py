@@ -90,7 +90,7 @@ def code_commit():
 
 def write_json(path, result):
     """Writes ``result`` to ``path`` as the tools write JSON (atomically,
-    folders made: ``randsac_mm.cli.paths.write_json``) and says so."""
-    from randsac_mm.cli.paths import write_json as write_atomically
+    folders made: ``randsac_mm.checkpoint.write_json``) and says so."""
+    from randsac_mm.checkpoint import write_json as write_atomically
     write_atomically(path, result)
     print(f'wrote {path}')

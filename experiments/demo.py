@@ -23,7 +23,7 @@ it exits 1 when the linear probe's margin is below 5 points.
 """
 PROG = 'python -m experiments.demo'
 if __name__ == '__main__':  # Ctrl-C in the imports below: one line
-    from randsac_mm.cli.errors import interrupt_quietly
+    from randsac_mm.cli.run_tool import interrupt_quietly
     interrupt_quietly(PROG)
 
 import argparse
@@ -39,9 +39,10 @@ import numpy as np
 from randsac_mm.apis import build_model
 from randsac_mm.cli.args import positive_float, positive_int, seed_value
 from randsac_mm.cli.device import use_device
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
+from randsac_mm.cli.paths import OUTPUT_FOLDER
+from randsac_mm.cli.run_tool import run_tool
 from randsac_mm.engine.schedule_length import set_epochs
 
 from . import REPO_ROOT
@@ -81,8 +82,7 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     """
     from mmengine.config import Config
 
-    from randsac_mm.cli.run.preflight import preflight
-    from randsac_mm.cli.run.runner import build_runner
+    from randsac_mm.checkpoint import write_json
 
     # Here, not at the top: importing it asks torch for GPUs (mmengine's
     # device utilities), which main hides first.
@@ -93,6 +93,8 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
         quiet_mmengine_info,
     )
     from randsac_mm.evaluation.progress import with_prefix
+    from randsac_mm.run.preflight import preflight
+    from randsac_mm.run.runner import build_runner
     os.makedirs(work_dir, exist_ok=True)
     start = time.time()
     cfg = Config.fromfile(pretrain_config)

@@ -25,7 +25,7 @@ Written under ``--out``, in ADE20K's and COCO's layouts:
 """
 PROG = 'python -m experiments.digit_scenes'
 if __name__ == '__main__':  # Ctrl-C in the imports below: one line
-    from randsac_mm.cli.errors import interrupt_quietly
+    from randsac_mm.cli.run_tool import interrupt_quietly
     interrupt_quietly(PROG)
 
 import os
@@ -35,10 +35,12 @@ import shutil
 import numpy as np
 from PIL import Image
 
+from randsac_mm.checkpoint import write_json
 from randsac_mm.cli.args import positive_int, seed_value
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
+from randsac_mm.cli.paths import OUTPUT_FOLDER
+from randsac_mm.cli.run_tool import run_tool
 from randsac_mm.datasets.grey_images import DIGIT_CLASSES
 from randsac_mm.downstream.digit_scenes import DIGIT_SCENE_CLASSES
 

@@ -30,7 +30,6 @@ import os.path as osp
 import time
 
 from randsac_mm.cli.errors import UserError
-from randsac_mm.cli.paths import write_json
 
 from .benchmark_io import code_commit, cpu_precision_setting, machine_info
 from .scalars import logged_entries
@@ -205,6 +204,7 @@ def _precision_hint(recorded, wanted):
 def write_record(path, record):
     """Writes ``record`` (with its ``settings``) to ``path`` whole or not at
     all (an interrupted write leaves the previous file), folders made."""
+    from randsac_mm.checkpoint import write_json
     if 'settings' not in record:
         raise ValueError(f'a record names its settings; {path} has none')
     write_json(path, record)
@@ -231,13 +231,13 @@ def train_resuming(cfg, folder, settings=None, adopt_unnamed=False):
 
     Raises:
         UserError: ``folder`` is another run's, or another process trains
-            in it now (``randsac_mm.cli.work_dir_lock``: a study started
+            in it now (``randsac_mm.run.work_dir_lock``: a study started
             twice).
     """
     from randsac_mm.checkpoint import latest_checkpoint
-    from randsac_mm.cli.run.preflight import preflight
-    from randsac_mm.cli.run.runner import build_runner
-    from randsac_mm.cli.work_dir_lock import hold_work_dir
+    from randsac_mm.run.preflight import preflight
+    from randsac_mm.run.runner import build_runner
+    from randsac_mm.run.work_dir_lock import hold_work_dir
     with hold_work_dir(folder):
         resumed = latest_checkpoint(folder)
         if settings is not None:

@@ -1,5 +1,5 @@
 """The signals that stop a run, and the exit code each gives: one list for
-the tools (``randsac_mm.cli.errors.run_tool``) and the training loop
+the tools (``randsac_mm.cli.run_tool.run_tool``) and the training loop
 (``randsac_mm.engine.hooks.PreemptionHook``). Standard library only."""
 import signal
 

@@ -21,7 +21,7 @@ Layers, bottom to top (docs/architecture.md):
 8. ``apis`` (what a user's script calls: building and loading models)
 9. ``analysis`` (the memory and FLOPs of a config's step)
 10. ``cli`` (the command lines' building blocks: errors, arguments, paths,
-    config kinds, the device, a run's config; and ``cli.run``, what runs
+    config kinds, the device, a run's config; and ``run``, what runs
     mmengine's Runner: the checks that build the run's parts, the runner,
     the launcher)
 
@@ -52,6 +52,7 @@ LAYERS = {
     'apis': 8,
     'analysis': 9,
     'cli': 10,
+    'run': 11,
 }
 
 

@@ -37,8 +37,8 @@ check_port
 dry_run "$HERE/test.py" "$CONFIG" "$CHECKPOINT" --launcher pytorch \
     "$@"
 
-# torchrun, ending in one line on Ctrl-C or a stop signal (randsac_mm.cli.run.torchrun)
-exec "$PYTHON" -m randsac_mm.cli.run.torchrun "$0" \
+# torchrun, ending in one line on Ctrl-C or a stop signal (randsac_mm.run.torchrun)
+exec "$PYTHON" -m randsac_mm.run.torchrun "$0" \
     --nnodes="$NNODES" \
     --node_rank="$NODE_RANK" \
     --master_addr="$MASTER_ADDR" \

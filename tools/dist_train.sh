@@ -31,8 +31,8 @@ check_processes "$GPUS" "$@"
 check_port
 dry_run "$HERE/train.py" "$CONFIG" --launcher pytorch "$@"
 
-# torchrun, ending in one line on Ctrl-C or a stop signal (randsac_mm.cli.run.torchrun)
-exec "$PYTHON" -m randsac_mm.cli.run.torchrun "$0" \
+# torchrun, ending in one line on Ctrl-C or a stop signal (randsac_mm.run.torchrun)
+exec "$PYTHON" -m randsac_mm.run.torchrun "$0" \
     --nnodes="$NNODES" \
     --node_rank="$NODE_RANK" \
     --master_addr="$MASTER_ADDR" \

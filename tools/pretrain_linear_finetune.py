@@ -27,16 +27,12 @@ import subprocess
 import sys
 
 from randsac_mm.cli.args import cfg_option, positive_int
-from randsac_mm.cli.config_kinds import require_kind
 from randsac_mm.cli.device import DEVICES, use_device_or_exit
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import (
-    CHECKPOINT,
-    CONFIG,
-    OUTPUT_FOLDER,
-    write_json,
-)
+from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FOLDER
+from randsac_mm.cli.run_tool import run_tool
+from randsac_mm.run.config_kinds import require_kind
 
 PROG = 'tools/pretrain_linear_finetune.py'
 HERE = osp.dirname(osp.abspath(__file__))
@@ -166,9 +162,9 @@ def check_up_front(args):
 
     from randsac_mm.checkpoint.loading import PretrainedCheckpointError
     from randsac_mm.checkpoint.reading import read_checkpoint
-    from randsac_mm.cli.builds import check_model_builds
-    from randsac_mm.cli.run.checks import check_pretrained_init
-    from randsac_mm.cli.run.preflight import preflight
+    from randsac_mm.run.builds import check_model_builds
+    from randsac_mm.run.checks import check_pretrained_init
+    from randsac_mm.run.preflight import preflight
 
     def checked(cfg):
         cfg.launcher = 'pytorch' if args.gpus > 1 else 'none'
@@ -260,6 +256,7 @@ def main(argv=None):
               f'{e.returncode}; its output is above): {" ".join(e.cmd)}',
               file=sys.stderr)
         sys.exit(e.returncode if e.returncode > 0 else 1)
+    from randsac_mm.checkpoint import write_json
     write_json(osp.join(work_dir, 'results.json'),
                dict(pretrain_config=args.pretrain_config,
                     checkpoint=checkpoint, **results))

@@ -7,7 +7,7 @@ Example:
 As tools/train.py, it runs on CUDA GPUs, and on the CPU only with
 ``--device cpu``.
 
-Before testing, the preflight (``randsac_mm.cli.run.preflight``) builds
+Before testing, the preflight (``randsac_mm.run.preflight``) builds
 the config's model and test set and checks the checkpoint against the
 model: a checkpoint that leaves any of the model's weights
 uninitialised (a pretraining checkpoint given to a linear-probe config
@@ -27,10 +27,11 @@ import os.path as osp
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
 from randsac_mm.cli.device import use_device_or_exit
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FILE, write_json
+from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FILE
 from randsac_mm.cli.run_flags import add_common_args, load_run_config
+from randsac_mm.cli.run_tool import run_tool
 
 PROG = 'tools/test.py'
 
@@ -69,9 +70,10 @@ def main(argv=None):
     from mmengine.dist import is_main_process
 
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
-    from randsac_mm.cli.run.distributed import start_process_group
-    from randsac_mm.cli.run.preflight import preflight
-    from randsac_mm.cli.run.runner import build_runner
+    from randsac_mm.checkpoint import write_json
+    from randsac_mm.run.distributed import start_process_group
+    from randsac_mm.run.preflight import preflight
+    from randsac_mm.run.runner import build_runner
     cfg = load_run_config(args)
     if not args.dry_run:  # (dist_test.sh's is one process)
         # Before the preflight: it seeds each process as the Runner will.

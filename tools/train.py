@@ -5,7 +5,7 @@ It trains on CUDA GPUs, and on the CPU only with ``--device cpu``: without
 it, a process that finds no usable GPU stops before building anything and
 says why (``randsac_mm.cli.device``).
 
-Before the work dir is made, the preflight (``randsac_mm.cli.run.
+Before the work dir is made, the preflight (``randsac_mm.run.
 preflight``) builds what the run needs, once, and stops with one line
 naming the argument or config key: a config of another kind (a data
 config), a value a class refuses (a rate out of its range, an unknown
@@ -17,7 +17,7 @@ before starting its processes).
 
 A run holds its work dir (``<work_dir>/.run.lock``, rank 0) until it ends:
 a second run into the folder is refused naming the first; the lock of a
-killed run is taken over, and said (``randsac_mm.cli.work_dir_lock``).
+killed run is taken over, and said (``randsac_mm.run.work_dir_lock``).
 
 Examples:
     python tools/train.py configs/demo/vit-mini-p4_1xb64-10e_digits.py \\
@@ -32,7 +32,7 @@ import contextlib
 # Light imports only: the device is chosen before anything (mmengine, mmcv)
 # asks torch for the GPUs.
 from randsac_mm.cli.device import use_device_or_exit
-from randsac_mm.cli.errors import add_debug_arg, launched_rank, run_tool
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CONFIG
 from randsac_mm.cli.run_flags import (
@@ -41,6 +41,7 @@ from randsac_mm.cli.run_flags import (
     check_train_args,
     load_run_config,
 )
+from randsac_mm.cli.run_tool import launched_rank, run_tool
 
 PROG = 'tools/train.py'
 
@@ -69,11 +70,11 @@ def main(argv=None):
     args = parse_args(argv)  # and its paths checked: nothing imported yet
     use_device_or_exit(args.device, PROG)
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
-    from randsac_mm.cli.run.checks import nothing_left_to_train
-    from randsac_mm.cli.run.distributed import start_process_group
-    from randsac_mm.cli.run.preflight import preflight
-    from randsac_mm.cli.run.runner import build_runner
-    from randsac_mm.cli.work_dir_lock import check_work_dir_free, hold_work_dir
+    from randsac_mm.run.checks import nothing_left_to_train
+    from randsac_mm.run.distributed import start_process_group
+    from randsac_mm.run.preflight import preflight
+    from randsac_mm.run.runner import build_runner
+    from randsac_mm.run.work_dir_lock import check_work_dir_free, hold_work_dir
     cfg = load_run_config(args, log=say)
     check_work_dir_free(cfg.work_dir)  # another run's: refused at once
     if not args.dry_run:  # (dist_train.sh's is one process)

@@ -27,9 +27,10 @@ from randsac_mm.cli.args import (
     positive_int,
     seed_value,
 )
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CONFIG
+from randsac_mm.cli.run_tool import run_tool
 
 from .. import REPO_ROOT
 

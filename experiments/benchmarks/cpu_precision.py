@@ -41,7 +41,8 @@ import sys
 import time
 
 from randsac_mm.cli.args import HelpFormatter
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
+from randsac_mm.cli.run_tool import run_tool
 
 from .. import REPO_ROOT
 from ..benchmark_io import code_commit, machine_info, write_json

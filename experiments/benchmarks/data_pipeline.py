@@ -27,9 +27,10 @@ from randsac_mm.cli.args import (
     positive_float,
     positive_int,
 )
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CONFIG
+from randsac_mm.cli.run_tool import run_tool
 
 from ..benchmark_io import machine_info, write_json
 
@@ -166,8 +167,8 @@ def check_config(path):
     """The config, if this command can time it (UserError naming it if
     not): a RandSAC pretraining config (its FLOPs need the segment layout)
     whose training pipeline loads image files."""
-    from randsac_mm.cli.builds import build_segment_generator
     from randsac_mm.cli.config_file import read_config
+    from randsac_mm.run.builds import build_segment_generator
     cfg = read_config(path)
     build_segment_generator(cfg, 'config', path)
     try:

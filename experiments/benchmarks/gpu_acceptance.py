@@ -36,7 +36,8 @@ import sys
 import time
 
 from randsac_mm.cli.args import HelpFormatter, positive_float, positive_int
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.run_tool import run_tool
 
 from .. import REPO_ROOT
 from ..benchmark_io import (

@@ -30,9 +30,10 @@ from randsac_mm.cli.args import (
     positive_int,
     seed_value,
 )
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CONFIG
+from randsac_mm.cli.run_tool import run_tool
 
 from .. import REPO_ROOT
 
@@ -110,8 +111,8 @@ def summary_line(stats):
 def _segment_generator(path):
     """The layout step of a RandSAC pretraining config (UserError naming
     the config otherwise: a classifier, or MAE, draws no segments)."""
-    from randsac_mm.cli.builds import build_segment_generator
     from randsac_mm.cli.config_file import read_config
+    from randsac_mm.run.builds import build_segment_generator
     return build_segment_generator(read_config(path, 'configs'), 'configs',
                                    path)
 

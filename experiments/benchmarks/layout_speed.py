@@ -15,7 +15,8 @@ import time
 import numpy as np
 
 from randsac_mm.cli.args import HelpFormatter, positive_int
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.run_tool import run_tool
 
 from ..benchmark_io import machine_info, write_json
 

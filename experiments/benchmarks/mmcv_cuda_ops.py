@@ -27,7 +27,8 @@ import sys
 import time
 
 from randsac_mm.cli.args import HelpFormatter
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.run_tool import run_tool
 
 from ..benchmark_io import code_commit, machine_info, write_json
 

@@ -57,7 +57,8 @@ from randsac_mm.cli.args import (
     positive_int,
 )
 from randsac_mm.cli.device import DEVICES, NoUsableCuda, use_device
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.run_tool import run_tool
 
 from .. import REPO_ROOT
 from ..benchmark_io import code_commit, machine_info, write_json

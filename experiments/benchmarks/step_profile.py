@@ -44,7 +44,8 @@ from randsac_mm.cli.args import (
     positive_float,
     positive_int,
 )
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
+from randsac_mm.cli.run_tool import run_tool
 
 from ..benchmark_io import code_commit, machine_info, write_json
 from .gpu_acceptance import peak_tflops

@@ -1,5 +1,5 @@
 """python -m experiments.paper_scale"""
-from randsac_mm.cli.errors import interrupt_quietly, run_tool
+from randsac_mm.cli.run_tool import interrupt_quietly, run_tool
 
 interrupt_quietly(f'python -m {__package__}')  # before the imports below
 

@@ -11,7 +11,6 @@ from dataclasses import asdict, replace
 from randsac_mm.cli.args import HelpFormatter, positive_int, seed_value
 from randsac_mm.cli.device import DEVICES, NoUsableCuda, use_device
 from randsac_mm.cli.errors import UserError, add_debug_arg
-from randsac_mm.cli.paths import write_json
 from randsac_mm.evaluation import (
     labelled_loaders,
 )
@@ -186,6 +185,7 @@ def rewrite_report(path, design=None):
     Raises:
         UserError: ``path`` is not a small-scale study's report.
     """
+    from randsac_mm.checkpoint import write_json
     try:
         with open(path) as f:
             old = json.load(f)

@@ -28,7 +28,7 @@ pretraining epochs, one line per pretraining.
 """
 PROG = 'python -m experiments.transfer_small.curve'
 if __name__ == '__main__':  # Ctrl-C in the imports below: one line
-    from randsac_mm.cli.errors import interrupt_quietly
+    from randsac_mm.cli.run_tool import interrupt_quietly
     interrupt_quietly(PROG)
 
 import os
@@ -40,7 +40,7 @@ from randsac_mm.cli.args import positive_int, seed_value
 from randsac_mm.cli.device import use_device
 from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import OUTPUT_FOLDER, write_json
+from randsac_mm.cli.paths import OUTPUT_FOLDER
 
 from ..cells import cell
 from ..seed_statistics import (
@@ -310,6 +310,7 @@ def run_curve(epochs, seeds, inits, tasks, work_dir, records,
               report_only=False, log=print):
     """Runs (or reuses) every study of the curve; writes and returns its
     report."""
+    from randsac_mm.checkpoint import write_json
     results = []
     for n, settings in studies(epochs, seeds, inits, tasks, work_dir,
                                records, report_only):
@@ -381,5 +382,5 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    from randsac_mm.cli.errors import run_tool
+    from randsac_mm.cli.run_tool import run_tool
     run_tool(main, prog=PROG)

@@ -9,7 +9,6 @@ import statistics
 from dataclasses import asdict
 
 from randsac_mm.cli.errors import UserError
-from randsac_mm.cli.paths import write_json
 from randsac_mm.engine.schedule_length import set_epochs
 
 from ..cells import cell
@@ -202,7 +201,7 @@ def check_cfg_options(settings):
     """Builds each task's model and optimizer with ``settings.cfg_options``
     merged, as its runs will: a key no class takes is refused, one line
     naming it and the class, before anything is made."""
-    from randsac_mm.cli.builds import (
+    from randsac_mm.run.builds import (
         check_model_builds,
         check_optimizer_builds,
     )
@@ -327,6 +326,7 @@ def markdown(entries):
 def run_study(settings, log=print):
     """Runs (or reuses) every pretraining and run of ``settings``; writes
     the table and the pictures. Returns the table's JSON."""
+    from randsac_mm.checkpoint import write_json
     if not settings.report_only:
         ensure_scenes(settings, log)
     needed = {INITS[i][0] for i in settings.inits} - {None}

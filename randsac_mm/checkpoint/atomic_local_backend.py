@@ -8,7 +8,7 @@ import tempfile
 from mmengine.fileio import LocalBackend, register_backend
 
 __all__ = ['ATOMIC_LOCAL', 'AtomicLocalBackend', 'DiskFullError',
-           'is_temporary_file', 'save_atomic']
+           'is_temporary_file', 'save_atomic', 'write_json']
 
 # The backend's name in mmengine's ``backend_args``.
 ATOMIC_LOCAL = 'atomic_local'
@@ -112,4 +112,15 @@ def save_atomic(obj, path):
     data = io.BytesIO()
     torch.save(obj, data)
     AtomicLocalBackend().put(data.getvalue(), path)
+    return path
+
+
+def write_json(path, obj):
+    """Writes ``obj`` as indented JSON to ``path`` through
+    :class:`AtomicLocalBackend` (its folder made): the whole file or the one
+    before, never half of one, and no temporary file left behind on
+    failure. Every record, metrics file and benchmark result is written so.
+    """
+    import json
+    AtomicLocalBackend().put_text(json.dumps(obj, indent=2), path)
     return path

@@ -6,8 +6,9 @@ import os.path as osp
 from mmengine.config import Config
 from mmengine.logging import print_log
 
-from .errors import UserError, launched_rank
+from .errors import UserError
 from .paths import check_config_path
+from .run_tool import launched_rank
 
 __all__ = ['LENGTH_KEYS', 'apply_cfg_options', 'default_work_dir',
            'read_config']

@@ -14,7 +14,7 @@ class ToolParser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose ``parse_args`` also checks the
     declared paths (:func:`.paths.check_paths`), and whose errors are one
     line (``prog: error: ...``) with exit code 2, as
-    :func:`~.errors.run_tool` reports the tool's own.
+    :func:`~.run_tool.run_tool` reports the tool's own.
 
     The help is the tool's whole description and every option's default
     (:class:`~.args.HelpFormatter`). Its ``prog`` defaults to the script's

@@ -31,8 +31,7 @@ from .errors import UserError
 __all__ = ['CHECKPOINT', 'CONFIG', 'CONFIG_SUFFIXES', 'INPUT_FILE',
            'OUTPUT_FILE', 'OUTPUT_FOLDER', 'PATH_KINDS', 'PathArgument',
            'check_checkpoint_path', 'check_config_path', 'check_output_file',
-           'check_output_folder', 'check_paths', 'require_file',
-           'write_json']
+           'check_output_folder', 'check_paths', 'require_file']
 
 CONFIG = 'config'
 CHECKPOINT = 'checkpoint'
@@ -217,14 +216,3 @@ def check_paths(declared, args):
                                   argument.suffixes)
             else:
                 check_output_folder(path, argument.name)
-
-
-def write_json(path, obj):
-    """Writes ``obj`` as indented JSON to ``path`` atomically (its folder
-    made): the whole file or the one before, never half of one, and no
-    temporary file left behind on failure."""
-    import json
-
-    from ..checkpoint import AtomicLocalBackend
-    AtomicLocalBackend().put_text(json.dumps(obj, indent=2), path)
-    return path

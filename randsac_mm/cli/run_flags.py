@@ -14,7 +14,8 @@ from .errors import UserError
 from .paths import CHECKPOINT, OUTPUT_FOLDER, check_output_folder
 
 __all__ = ['LAUNCHER_ENV', 'add_common_args', 'add_train_args',
-           'check_launcher', 'load_run_config']
+           'apply_train_args', 'check_launcher', 'check_train_args',
+           'load_run_config']
 
 
 def add_common_args(parser):
@@ -196,12 +197,14 @@ def load_run_config(args, log=print):
     if training:
         if args.fp32:
             force_float32(cfg)
-        _apply_train_args(cfg, args, log)
+        apply_train_args(cfg, args, log)
     return cfg
 
 
-def _apply_train_args(cfg, args, log):
-    """Applies :func:`add_train_args`' flags to ``cfg``."""
+def apply_train_args(cfg, args, log=print):
+    """Applies :func:`add_train_args`' flags but precision to ``cfg`` (where
+    the run starts, the learning rate's scaling, ``--compile``,
+    ``--no-validate``); :func:`load_run_config` calls it."""
     from ..checkpoint.latest import (
         dangling_pointer,
         latest_checkpoint,

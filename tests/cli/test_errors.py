@@ -1,8 +1,9 @@
 """The tools' one way out: a mistake or Ctrl-C is one line, never a
-traceback, unless --debug (``randsac_mm.cli.errors.run_tool``)."""
+traceback, unless --debug (``randsac_mm.cli.run_tool.run_tool``)."""
 import pytest
 
-from randsac_mm.cli.errors import INTERRUPTED, UserError, run_tool
+from randsac_mm.cli.errors import UserError
+from randsac_mm.cli.run_tool import INTERRUPTED, run_tool
 
 
 def raising(error):
@@ -52,7 +53,7 @@ def test_ctrl_c_before_run_tool_is_one_line_after_interrupt_quietly():
     Ctrl-C there is one line and exit 130, as in run_tool."""
     import subprocess
     import sys
-    code = ('from randsac_mm.cli.errors import interrupt_quietly\n'
+    code = ('from randsac_mm.cli.run_tool import interrupt_quietly\n'
             "interrupt_quietly('python -m experiments.x')\n"
             'import os, signal, time\n'
             'os.kill(os.getpid(), signal.SIGINT)\n'
@@ -114,7 +115,7 @@ def test_a_stop_signal_is_one_line_and_the_shells_exit_code(
 def test_under_torchrun_only_rank_0_speaks_and_the_launcher_interrupts(
         capsys, monkeypatch):
     """Each process of tools/dist_train.sh gets Ctrl-C: the launcher says
-    'interrupted' once (randsac_mm.cli.run.torchrun); of a stop signal, rank 0
+    'interrupted' once (randsac_mm.run.torchrun); of a stop signal, rank 0
     speaks."""
     import signal
     monkeypatch.setenv('TORCHELASTIC_RUN_ID', 'run')

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from randsac_mm.checkpoint import write_json
 from randsac_mm.cli.errors import UserError
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import (
@@ -15,7 +16,6 @@ from randsac_mm.cli.paths import (
     OUTPUT_FILE,
     OUTPUT_FOLDER,
     PathArgument,
-    write_json,
 )
 
 

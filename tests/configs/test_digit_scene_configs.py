@@ -36,7 +36,7 @@ def demo_checkpoint(tmp_path_factory):
     """A checkpoint of the demo's pretraining model (32 px, 8x8 tokens),
     its weights moved off their initial values."""
     import randsac_mm.registration  # noqa: F401
-    from randsac_mm.cli.builds import build_model_for_checks
+    from randsac_mm.run.builds import build_model_for_checks
     torch.manual_seed(0)
     model = build_model_for_checks(Config.fromfile(DEMO))
     return save_moved_checkpoint(

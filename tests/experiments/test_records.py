@@ -53,7 +53,7 @@ def test_a_record_names_its_settings_and_is_written_whole(tmp_path):
 def fake_runs(monkeypatch, seen=lambda cfg: None):
     """train_resuming's preflight and runner replaced: ``seen(cfg)`` is
     told of each run, which trains nothing."""
-    from randsac_mm.cli.run import preflight, runner
+    from randsac_mm.run import preflight, runner
     monkeypatch.setattr(preflight, 'preflight', lambda cfg, purpose: None)
     monkeypatch.setattr(runner, 'build_runner', lambda cfg, parts: (
         seen(cfg), SimpleNamespace(train=lambda: None,

@@ -355,7 +355,7 @@ def mae_checkpoint(tmp_path_factory):
     from mmengine.config import Config
 
     import randsac_mm.registration  # noqa: F401
-    from randsac_mm.cli.builds import build_model_for_checks
+    from randsac_mm.run.builds import build_model_for_checks
     torch.manual_seed(0)
     model = build_model_for_checks(Config.fromfile(
         osp.join(REPO_ROOT, runs.PRETRAININGS['mae'])))

@@ -1,7 +1,7 @@
 """Each of our classes refuses a constructor argument it cannot use when it
 is built, naming the argument (randsac_mm.argument_limits); the tools name
 it by its place in the config, and another library's class that would
-take a bad value in silence is checked by name (cli.foreign_limits)."""
+take a bad value in silence is checked by name (run.foreign_limits)."""
 import re
 
 import pytest
@@ -9,13 +9,13 @@ from mmengine.config import Config
 
 import randsac_mm.registration  # noqa: F401  (our classes, mmpretrain's)
 from randsac_mm.argument_limits import ArgumentOutOfRange
-from randsac_mm.cli.builds import check_model_builds
 from randsac_mm.cli.errors import UserError
-from randsac_mm.cli.foreign_limits import check_optim_wrapper_limits
 from randsac_mm.downstream.layer_decay_constructor import (
     BackboneLayerDecayOptimWrapperConstructor,
 )
 from randsac_mm.models import RandSACDecoder, RandSACViT
+from randsac_mm.run.builds import check_model_builds
+from randsac_mm.run.foreign_limits import check_optim_wrapper_limits
 
 TINY = dict(arch=dict(embed_dims=32, num_layers=2, num_heads=2,
                       feedforward_channels=64), img_size=16, patch_size=4)
@@ -53,19 +53,38 @@ def test_our_layer_decay_constructor_refuses_a_rate_outside_0_to_1(rate):
             dict(layer_decay_rate=rate))
 
 
+def optim_wrapper(**settings):
+    return Config(dict(optim_wrapper=dict(**settings)))
+
+
 def test_mmpretrains_layer_decay_is_checked_by_name_and_others_left_alone():
-    from mmengine.registry import DefaultScope
-    wrapper = dict(constructor='LearningRateDecayOptimWrapperConstructor',
-                   paramwise_cfg=dict(layer_decay_rate=0))
-    with DefaultScope.overwrite_default_scope('mmpretrain'):
-        with pytest.raises(ArgumentOutOfRange,
-                           match=r'^paramwise_cfg\.layer_decay_rate=0: '):
-            check_optim_wrapper_limits(wrapper)
-        wrapper['paramwise_cfg']['layer_decay_rate'] = 0.65
-        check_optim_wrapper_limits(wrapper)
-        # A constructor without a limit here: left to its class.
-        check_optim_wrapper_limits(dict(paramwise_cfg=dict(
-            layer_decay_rate=0)))
+    cfg = optim_wrapper(
+        constructor='LearningRateDecayOptimWrapperConstructor',
+        paramwise_cfg=dict(layer_decay_rate=0))
+    with pytest.raises(ArgumentOutOfRange,
+                       match=r'^paramwise_cfg\.layer_decay_rate=0: '):
+        check_optim_wrapper_limits(cfg)
+    cfg.optim_wrapper.paramwise_cfg.layer_decay_rate = 0.65
+    check_optim_wrapper_limits(cfg)
+    # A constructor without a limit here: left to its class.
+    check_optim_wrapper_limits(optim_wrapper(
+        constructor='FusedAdamWConstructor',
+        paramwise_cfg=dict(layer_decay_rate=0)))
+
+
+def test_a_layer_decay_the_default_constructor_would_ignore_is_refused():
+    with pytest.raises(ArgumentOutOfRange, match=re.escape(
+            'paramwise_cfg.layer_decay_rate=1.5: give a number in (0, 1]')):
+        check_optim_wrapper_limits(optim_wrapper(
+            paramwise_cfg=dict(layer_decay_rate=1.5)))
+    with pytest.raises(ArgumentOutOfRange, match=re.escape(
+            "paramwise_cfg.layer_decay_rate=0.65: give it to a constructor "
+            "that reads it: mmengine's DefaultOptimWrapperConstructor "
+            'ignores it')):
+        check_optim_wrapper_limits(optim_wrapper(
+            paramwise_cfg=dict(layer_decay_rate=0.65)))
+    check_optim_wrapper_limits(optim_wrapper(paramwise_cfg=dict(
+        bias_decay_mult=0.0)))
 
 
 def test_the_tools_name_a_refused_argument_by_its_place_in_the_config():

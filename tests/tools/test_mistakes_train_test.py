@@ -21,7 +21,7 @@ import pytest
 import torch
 from mmengine.config import Config
 
-from randsac_mm.cli.builds import build_model_for_checks
+from randsac_mm.run.builds import build_model_for_checks
 
 from ..conftest import DEMO_CLASSIFIER, REPO_ROOT, free_port
 from ..tool_runs import run_in_process
@@ -318,7 +318,7 @@ ROWS = [
      r'at least 1$', None),
     # A value outside what its class can use, refused by the class
     # (randsac_mm.argument_limits; mmpretrain's layer decay by name in
-    # cli.foreign_limits) when the dry run builds it. Before,
+    # run.foreign_limits) when the dry run builds it. Before,
     # each passed --dry-run: layer decay 0 froze the encoder in silence,
     # -0.5 made learning rates negative, 1.5 17 times larger at the input;
     # drop path 1.0 gave NaN at iteration 1; an unknown arch was

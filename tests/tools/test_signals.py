@@ -109,8 +109,8 @@ def test_a_lost_rank_is_one_line_naming_it_and_the_checkpoint(tmp_path):
 def test_the_lost_process_is_the_first_that_failed_of_its_own_accord():
     from types import SimpleNamespace as Failure
 
-    from randsac_mm.cli.errors import PEER_LOST
-    from randsac_mm.cli.run.torchrun import lost_line, lost_process
+    from randsac_mm.cli.run_tool import PEER_LOST
+    from randsac_mm.run.torchrun import lost_line, lost_process
     # Seen at once: rank 0 for its lost peer, rank 1 killed, rank 2
     # stopped by torchrun after.
     failures = {0: Failure(exitcode=PEER_LOST, timestamp=5),
@@ -130,7 +130,7 @@ def test_the_lost_process_is_the_first_that_failed_of_its_own_accord():
 # A process of the launcher: silent until it is stopped, as tools/train.py.
 RANK = """
 import sys, time
-from randsac_mm.cli.errors import run_tool
+from randsac_mm.cli.run_tool import run_tool
 def main(argv):
     print('ready', flush=True)
     time.sleep(120)
@@ -145,7 +145,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     tools/train.py (its run_tool), through dist_train.sh's launcher."""
     (tmp_path / 'rank.py').write_text(RANK)
     proc = subprocess.Popen(
-        [sys.executable, '-m', 'randsac_mm.cli.run.torchrun',
+        [sys.executable, '-m', 'randsac_mm.run.torchrun',
          'tools/dist_train.sh', '--nproc_per_node=2',
          f'--master_port={free_port()}', str(tmp_path / 'rank.py')],
         cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -167,17 +167,18 @@ def test_compile_adds_the_hook_once():
     from mmengine.config import Config
 
     from randsac_mm.cli.errors import UserError
+    from randsac_mm.cli.run_flags import apply_train_args
 
     from ..tool_runs import tool_globals
     train_tool = tool_globals('tools/train.py', 'train_tool')
     args = train_tool['parse_args']([DEMO_CLASSIFIER, '--compile'])
-    cfg = train_tool['apply_train_args'](
+    cfg = apply_train_args(
         Config(dict(custom_hooks=[dict(type='EMAHook')])), args)
     assert [h['type'] for h in cfg.custom_hooks] == ['EMAHook',
                                                      'CompileLossHook']
     with pytest.raises(UserError, match='^--compile: the config already has '
                        'a CompileLossHook in custom_hooks; drop one$'):
-        train_tool['apply_train_args'](cfg, args)
+        apply_train_args(cfg, args)
 
 
 def test_each_parameter_group_line_is_logged_once(tmp_path):

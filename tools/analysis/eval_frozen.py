@@ -32,15 +32,11 @@ that a data set sorted by class (MNIST5k) keeps every class.
 import os.path as osp
 
 from randsac_mm.cli.args import positive_float, positive_int, seed_value
-from randsac_mm.cli.config_kinds import require_kind
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import (
-    CHECKPOINT,
-    CONFIG,
-    OUTPUT_FILE,
-    write_json,
-)
+from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FILE
+from randsac_mm.cli.run_tool import run_tool
+from randsac_mm.run.config_kinds import require_kind
 
 
 def parse_args(argv=None):
@@ -176,6 +172,7 @@ def main(argv=None):
             f'{i}: {a:.2f}%' for i, a in enumerate(result['layer_linear'],
                                                   start=1)) +
               f"; best: layer {result['best_layer']}")
+    from randsac_mm.checkpoint import write_json
     print(f'wrote {write_json(args.out, result)}')
 
 

@@ -10,9 +10,10 @@ multiply-accumulates of one image, one sampled layout (see
 """
 
 from randsac_mm.cli.args import add_cfg_options, seed_value
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import CONFIG, OUTPUT_FILE, write_json
+from randsac_mm.cli.paths import CONFIG, OUTPUT_FILE
+from randsac_mm.cli.run_tool import run_tool
 
 
 def human(macs):
@@ -48,11 +49,11 @@ def main(argv=None):
         sample_token_rank,
     )
     from randsac_mm.analysis.paper import paper_architecture_flops
-    from randsac_mm.cli.builds import (
+    from randsac_mm.cli.config_file import apply_cfg_options, read_config
+    from randsac_mm.run.builds import (
         build_segment_generator,
         check_model_builds,
     )
-    from randsac_mm.cli.config_file import apply_cfg_options, read_config
     cfg = read_config(args.config)
     if args.cfg_options:
         apply_cfg_options(cfg, args.cfg_options)
@@ -89,6 +90,7 @@ def main(argv=None):
               f"{human(m['neck']):>10s} {p['backbone'] / 1e6:7.2f}M "
               f"{p['neck'] / 1e6:7.2f}M")
     if args.out:
+        from randsac_mm.checkpoint import write_json
         write_json(args.out, dict(config=args.config, seed=args.seed,
                                   num_segments=num_segments, rows=rows))
 

@@ -21,10 +21,11 @@ The estimate is checked against the measured peak of a whole step on the
 CPU (tests/analysis/test_memory.py).
 """
 from randsac_mm.cli.args import add_cfg_options, positive_float, positive_int
-from randsac_mm.cli.config_kinds import require_kind
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
-from randsac_mm.cli.paths import CONFIG, OUTPUT_FILE, write_json
+from randsac_mm.cli.paths import CONFIG, OUTPUT_FILE
+from randsac_mm.cli.run_tool import run_tool
+from randsac_mm.run.config_kinds import require_kind
 
 GiB = 2**30
 
@@ -58,8 +59,8 @@ def check_configs(args):
     """
     import torch
 
-    from randsac_mm.cli.builds import check_model_builds
     from randsac_mm.cli.config_file import apply_cfg_options, read_config
+    from randsac_mm.run.builds import check_model_builds
     configs = {}
     for path in args.configs:
         cfg = configs[path] = read_config(path, 'configs')
@@ -91,6 +92,7 @@ def main(argv=None):
                                   batch_size=args.batch))
         print(rows[-1]['line'], flush=True)
     if args.out:
+        from randsac_mm.checkpoint import write_json
         write_json(args.out, dict(gpus=args.gpus, gpu_mem_gib=args.gpu_mem,
                                   configs=rows))
         print(f'wrote {args.out}')

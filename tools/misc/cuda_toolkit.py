@@ -38,9 +38,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import INPUT_FILE, OUTPUT_FILE
+from randsac_mm.cli.run_tool import run_tool
 
 # The toolkit wheels the build needs: nvcc (with nvvm), the CUDA C++
 # library headers (cccl: thrust, cub) and the runtime headers (crt).

@@ -36,9 +36,10 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
-from randsac_mm.cli.errors import add_debug_arg, run_tool
+from randsac_mm.cli.errors import add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import OUTPUT_FOLDER
+from randsac_mm.cli.run_tool import run_tool
 from randsac_mm.version_check import REQUIRED_VERSIONS
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))

@@ -29,10 +29,11 @@ Loading them (no hub, no download):
 """
 import os.path as osp
 
-from randsac_mm.cli.config_kinds import require_kind
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FOLDER
+from randsac_mm.cli.run_tool import run_tool
+from randsac_mm.run.config_kinds import require_kind
 
 
 def parse_args(argv=None):

@@ -13,9 +13,10 @@ wrong shapes. The output loads with
 import os.path as osp
 
 from randsac_mm.cli.args import positive_int
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CHECKPOINT, OUTPUT_FILE
+from randsac_mm.cli.run_tool import run_tool
 
 DEFAULT_SIZE = {'mmseg': 512, 'mmdet': 1024}
 

@@ -27,7 +27,7 @@ import sys
 import numpy as np
 
 from randsac_mm.cli.args import seed_value
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import (
     CHECKPOINT,
@@ -35,6 +35,7 @@ from randsac_mm.cli.paths import (
     INPUT_FILE,
     OUTPUT_FOLDER,
 )
+from randsac_mm.cli.run_tool import run_tool
 
 MAX_IMAGES = 16  # columns of reconstruction.png (~170 px each)
 
@@ -114,13 +115,13 @@ def main(argv=None):
     use_device_or_exit(args.device, sys.argv[0])
     import randsac_mm.registration  # noqa: F401  (registers)
     from randsac_mm.apis import build_model
-    from randsac_mm.cli.builds import build_segment_generator
     from randsac_mm.cli.config_file import read_config
     from randsac_mm.evaluation import (
         ProgressBars,
         load_weights,
         quiet_mmengine_info,
     )
+    from randsac_mm.run.builds import build_segment_generator
     from randsac_mm.visualization.reconstruction import (
         dataset_images,
         write_reconstructions,

@@ -36,9 +36,10 @@ import os.path as osp
 import numpy as np
 
 from randsac_mm.cli.args import non_negative_int, positive_int, seed_value
-from randsac_mm.cli.errors import UserError, add_debug_arg, run_tool
+from randsac_mm.cli.errors import UserError, add_debug_arg
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CONFIG, INPUT_FILE, OUTPUT_FOLDER
+from randsac_mm.cli.run_tool import run_tool
 
 SKLEARN_IMAGES = ('china.jpg', 'flower.jpg')
 # The layout options' values when neither they nor the config give them.

@@ -21,12 +21,13 @@ takes every ``trainable`` kind.
 import importlib
 import inspect
 
+from ..cli.errors import UserError
 from ..extension_registry import Registry
-from .errors import UserError
 
 __all__ = ['CONFIG_KINDS', 'ConfigKind', 'check_collate', 'config_kind',
-           'describe_kind', 'model_class', 'register_config_kind',
-           'require_kind', 'testable_kinds', 'trainable_kinds']
+           'config_scope', 'describe_kind', 'in_scope', 'model_class',
+           'register_config_kind', 'registered_class', 'require_kind',
+           'testable_kinds', 'trainable_kinds']
 
 # config kind name -> ConfigKind subclass, in the order they are tried.
 CONFIG_KINDS = Registry('config kind')
@@ -142,9 +143,37 @@ class DetectionConfig(ConfigKind):
                             'BaseDetector')
 
 
+def config_scope(cfg):
+    """The registry scope ``cfg``'s builds use: its ``default_scope``, else
+    mmpretrain's."""
+    return cfg.get('default_scope') or 'mmpretrain'
+
+
+def in_scope(cfg):
+    """The config's registry scope (:func:`config_scope`) for a block of
+    builds."""
+    from mmengine.registry import DefaultScope
+    return DefaultScope.overwrite_default_scope(config_scope(cfg))
+
+
+def registered_class(cfg, registry, kind):
+    """The one way to find what a config's ``type`` names: the class (or
+    builder function) registered under ``kind`` in ``registry`` (mmengine's
+    ``MODELS``, ``VISBACKENDS``...), looked up in the config's scope as a
+    build finds it; a class given as itself (new-style configs) is itself.
+
+    Returns:
+        type | Callable | None: None when nothing is registered as ``kind``.
+    """
+    if not isinstance(kind, str):
+        return kind
+    with registry.switch_scope_and_registry(config_scope(cfg)) as scoped:
+        return scoped.get(kind)
+
+
 def model_class(cfg):
-    """The class ``cfg.model`` builds, looked up in the config's scope
-    (its ``default_scope``, else mmpretrain's), or None without a model.
+    """The class ``cfg.model`` builds (:func:`registered_class`), or None
+    without a model.
 
     Raises:
         UserError: ``model.type`` names nothing registered there.
@@ -153,15 +182,13 @@ def model_class(cfg):
     if model is None:
         return None
     kind = model.get('type') if hasattr(model, 'get') else None
-    if isinstance(kind, type):  # a new-style config names the class
-        return kind
     from mmengine.registry import MODELS
 
     import randsac_mm.registration  # noqa: F401  (our types, mmpretrain's)
-    scope = cfg.get('default_scope') or 'mmpretrain'
+    scope = config_scope(cfg)
     try:
-        with MODELS.switch_scope_and_registry(scope) as registry:
-            found = registry.get(kind) if isinstance(kind, str) else None
+        found = registered_class(cfg, MODELS, kind) if isinstance(
+            kind, (str, type)) else None
     except ImportError as e:
         raise UserError(f'config: its scope {scope!r} needs a package that '
                         f'is not installed ({e}); for segmentation and '

@@ -1,9 +1,9 @@
-"""randsac_mm.cli.builds.build_error: where a config part that does not
+"""randsac_mm.run.builds.build_error: where a config part that does not
 build went wrong, from the failed build and the classes' signatures."""
 import pytest
 from mmengine.registry import Registry
 
-from randsac_mm.cli.builds import build_error
+from randsac_mm.run.builds import build_error
 
 PARTS = Registry('test parts')
 

@@ -1,5 +1,5 @@
 """The checks ``tools/train.py`` and ``tools/test.py`` make before building
-a runner, beside building its parts (``randsac_mm.cli.builds``): a
+a runner, beside building its parts (``randsac_mm.run.builds``): a
 checkpoint to test or resume must hold this config's model (mmengine loads
 with ``strict=False`` and only warns, so another model's checkpoint would
 test an untrained head, or fail deep inside the optimizer), and a
@@ -9,16 +9,16 @@ import copy
 import filecmp
 import os.path as osp
 
-from ...checkpoint.fit import check_fit, guess_kind
-from ...checkpoint.reading import (
+from ..checkpoint.fit import check_fit, guess_kind
+from ..checkpoint.reading import (
     lacking_training_state,
     read_checkpoint,
     stored_config,
     training_progress,
 )
-from ..builds import build_model_for_checks, in_scope
-from ..config_kinds import config_kind
-from ..errors import UserError
+from ..cli.errors import UserError
+from .builds import build_model_for_checks
+from .config_kinds import config_kind, in_scope, registered_class
 
 __all__ = ['VIS_BACKEND_PACKAGES', 'check_batch_norm_batches',
            'check_checkpoint', 'check_evaluator_files',
@@ -111,7 +111,7 @@ def check_pretrained_init(cfg, name=None, backbone=None):
         return
     from mmengine.registry import MODELS
 
-    from ...checkpoint.loading import check_pretrained_checkpoint
+    from ..checkpoint.loading import check_pretrained_checkpoint
     if backbone is None:
         with in_scope(cfg):
             backbone = MODELS.build(copy.deepcopy(backbone_cfg))
@@ -284,10 +284,8 @@ def check_vis_backends(cfg):
     for index, backend in enumerate(backends):
         kind = backend.get('type') if isinstance(backend, dict) else None
         place = f'visualizer.vis_backends.{index}'
-        with in_scope(cfg), VISBACKENDS.switch_scope_and_registry(
-                None) as registry:
-            known = isinstance(kind, type) or (
-                isinstance(kind, str) and registry.get(kind) is not None)
+        known = isinstance(kind, (str, type)) and registered_class(
+            cfg, VISBACKENDS, kind) is not None
         if not known:
             raise UserError(
                 f'config: {place}.type={kind!r} is no registered logging '

@@ -10,7 +10,8 @@ from mmengine.config import Config
 from mmengine.model import BaseModel
 from mmpretrain.registry import MODELS
 
-from randsac_mm.cli.config_kinds import (
+from randsac_mm.cli.errors import UserError
+from randsac_mm.run.config_kinds import (
     CONFIG_KINDS,
     ConfigKind,
     config_kind,
@@ -19,7 +20,6 @@ from randsac_mm.cli.config_kinds import (
     testable_kinds,
     trainable_kinds,
 )
-from randsac_mm.cli.errors import UserError
 
 
 class BaseDepthEstimator(BaseModel):

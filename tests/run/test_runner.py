@@ -3,7 +3,7 @@ import pytest
 from mmengine.config import Config
 
 from randsac_mm.cli.errors import UserError
-from randsac_mm.cli.run.runner import check_strategy
+from randsac_mm.run.runner import check_strategy
 
 FSDP = 'configs/pretrain/randsac_vit-large-p16_square-16to4_16xb256-amp-' \
     'fsdp-1600e_in1k.py'
@@ -49,8 +49,8 @@ def test_train_runs_the_model_its_checks_built_as_the_runner_would(
     model's build, and the Runner does not seed them again)."""
     import torch
 
-    from randsac_mm.cli.run import runner as runner_module
     from randsac_mm.datasets.digits import DigitsDataset
+    from randsac_mm.run import runner as runner_module
 
     from ..conftest import DEMO_CLASSIFIER, run_tool
     handed = []

@@ -1,4 +1,4 @@
-"""A work dir belongs to one run (randsac_mm.cli.work_dir_lock): a second
+"""A work dir belongs to one run (randsac_mm.run.work_dir_lock): a second
 run into it is refused in one line naming the first; a killed run's lock is
 taken over, and said; tools/train.py and the studies hold it."""
 import json
@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from randsac_mm.cli.errors import UserError
-from randsac_mm.cli.work_dir_lock import (
+from randsac_mm.run.work_dir_lock import (
     LOCK_NAME,
     check_work_dir_free,
     hold_work_dir,

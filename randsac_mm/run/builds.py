@@ -3,7 +3,7 @@ key no class takes names the key, its place in the config and the class
 (found from the failed build and the class's signature, not from the
 error's text), a value a class refuses (``randsac_mm.argument_limits``)
 names its place, a data set with no items or a batch size below 1 is
-named. The preflight (``cli.run.preflight``) builds a run's parts with
+named. The preflight (``run.preflight``) builds a run's parts with
 them; the studies check their configs with them before anything is made.
 """
 import copy
@@ -11,21 +11,14 @@ import inspect
 import os.path as osp
 
 from ..argument_limits import ArgumentOutOfRange
-from .errors import UserError, one_line
+from ..cli.errors import UserError, one_line
+from .config_kinds import in_scope
 from .foreign_limits import check_optim_wrapper_limits
 
 __all__ = ['build_error', 'build_model_for_checks',
            'build_segment_generator', 'check_first_item',
-           'check_model_builds', 'check_optimizer_builds', 'in_scope',
+           'check_model_builds', 'check_optimizer_builds',
            'refused_argument']
-
-
-def in_scope(cfg):
-    """The config's registry scope (mmpretrain's when it names none) for a
-    block of builds."""
-    from mmengine.registry import DefaultScope
-    return DefaultScope.overwrite_default_scope(
-        cfg.get('default_scope') or 'mmpretrain')
 
 
 def build_model_for_checks(cfg):
@@ -188,7 +181,7 @@ def check_optimizer_builds(cfg, model):
         # Quiet: the run builds it again and logs its parameter groups
         # (about 200 lines for a ViT-B) once, into its log file.
         with in_scope(cfg), quiet_mmengine_info():
-            check_optim_wrapper_limits(cfg.optim_wrapper)
+            check_optim_wrapper_limits(cfg)
             return build_optim_wrapper(model,
                                        copy.deepcopy(cfg.optim_wrapper))
     except ArgumentOutOfRange as error:

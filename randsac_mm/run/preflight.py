@@ -23,19 +23,12 @@ after an epoch).
 import os.path as osp
 from dataclasses import dataclass
 
-from ..builds import (
+from ..cli.errors import UserError
+from .builds import (
     check_first_item,
     check_model_builds,
     check_optimizer_builds,
 )
-from ..config_kinds import (
-    CONFIG_KINDS,
-    check_collate,
-    require_kind,
-    testable_kinds,
-    trainable_kinds,
-)
-from ..errors import UserError
 from .checks import (
     check_batch_norm_batches,
     check_checkpoint,
@@ -43,6 +36,13 @@ from .checks import (
     check_pretrained_init,
     check_train_length,
     check_vis_backends,
+)
+from .config_kinds import (
+    CONFIG_KINDS,
+    check_collate,
+    require_kind,
+    testable_kinds,
+    trainable_kinds,
 )
 
 __all__ = ['PURPOSES', 'RunParts', 'preflight']
@@ -140,7 +140,8 @@ def preflight(cfg, purpose, checkpoint=None, world_size=None):
     dataset = check_first_item(cfg, split)
     seed = _seed_as_the_runner(cfg)
     model = check_model_builds(cfg)
-    check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
+    if training:  # (a test loads its checkpoint over the initialisation)
+        check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
     # DeepSpeed builds its own optimizer and checks its own format.
     deepspeed = (cfg.get('strategy') or {}).get('type') == \
         'DeepSpeedStrategy'

@@ -1,14 +1,15 @@
 """The runner a config gets, made in one place (:func:`build_runner`):
 mmengine's Runner, handed the model and data set the preflight built
 (:class:`RunnerWithParts`), or its FlexibleRunner when the config names a
-``strategy`` (FSDP, DeepSpeed: they build their own), after the strategy is
-checked against this machine and config."""
+``strategy`` (FSDP, DeepSpeed: they build their own); and
+:func:`check_strategy`, with which the preflight refuses a strategy this
+machine or config cannot honour."""
 import functools
 import importlib.util
 
 from mmengine.runner import FlexibleRunner, Runner
 
-from ..errors import UserError
+from ..cli.errors import UserError
 
 __all__ = ['STRATEGIES', 'RunnerWithParts', 'build_runner',
            'check_strategy']
@@ -93,18 +94,17 @@ class RunnerWithParts(Runner):
 
 
 def build_runner(cfg, parts=None):
-    """The one place a run's runner is made: mmengine's ``Runner`` for a
-    config without ``strategy`` (a :class:`RunnerWithParts` when a
-    preflight built its ``parts``), else its ``FlexibleRunner`` (after
-    :func:`check_strategy`; it builds its own parts, sharded).
+    """The one place a run's runner is made, for a config the preflight
+    checked: mmengine's ``Runner`` for a config without ``strategy`` (a
+    :class:`RunnerWithParts` handed the preflight's ``parts``), else its
+    ``FlexibleRunner`` (which builds its own parts, sharded).
 
     Args:
         cfg (mmengine.Config): the run's config.
-        parts (RunParts | None): what ``preflight(cfg, ...)`` built.
+        parts (RunParts | None): what ``preflight(cfg, ...)`` built (None
+            for a ``strategy``).
     """
-    import torch
     if cfg.get('strategy') is not None:
-        check_strategy(cfg, torch.cuda.is_available())
         return FlexibleRunner.from_cfg(cfg)
     if parts is None:
         return Runner.from_cfg(cfg)

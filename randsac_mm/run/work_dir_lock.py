@@ -21,7 +21,7 @@ import socket
 import sys
 import time
 
-from .errors import UserError
+from ..cli.errors import UserError
 
 __all__ = ['LOCK_NAME', 'check_work_dir_free', 'hold_work_dir']
 

@@ -3,7 +3,7 @@ it: the same launcher (``torch.distributed.run``), but a run stopped by a
 signal ends in one line and the shell's exit code, not torchrun's
 tracebacks.
 
-    python -m randsac_mm.cli.run.torchrun PROG [torchrun arguments]
+    python -m randsac_mm.run.torchrun PROG [torchrun arguments]
 
 - Ctrl-C (SIGINT to the launcher and every process): ``PROG: interrupted``
   and exit 130; the processes say nothing (``run_tool``).
@@ -22,8 +22,8 @@ import os.path as osp
 import signal
 import sys
 
-from ...signals import PREEMPTION_SIGNALS, stopped_exit_code
-from ..errors import PEER_LOST
+from ..cli.run_tool import PEER_LOST
+from ..signals import PREEMPTION_SIGNALS, stopped_exit_code
 
 __all__ = ['main']
 
@@ -101,8 +101,8 @@ def resume_note(script, script_args):
     from the run's work dir; otherwise nothing."""
     if osp.basename(script) != 'train.py' or not script_args:
         return ''
-    from ...checkpoint.latest import latest_checkpoint
-    from ..config_file import default_work_dir, read_config
+    from ..checkpoint.latest import latest_checkpoint
+    from ..cli.config_file import default_work_dir, read_config
     work_dir = None
     for i, arg in enumerate(script_args):
         if arg == '--work-dir' and i + 1 < len(script_args):

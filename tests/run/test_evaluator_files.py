@@ -9,10 +9,10 @@ import pytest
 from mmengine.config import Config
 
 from randsac_mm.cli.errors import UserError
-from randsac_mm.cli.run.checks import check_evaluator_files
+from randsac_mm.run.checks import check_evaluator_files
 
+from ..cli.test_cfg_options import GROUND_TRUTH, MASK_RCNN
 from ..tool_runs import run_command
-from .test_cfg_options import GROUND_TRUTH, MASK_RCNN
 
 
 def test_a_config_that_moves_the_data_root_alone_is_refused():
