@@ -13,7 +13,7 @@ was refused, the build says which class.
 import numbers
 
 __all__ = ['ArgumentOutOfRange', 'LAYER_DECAY_RATE', 'RATE',
-           'check_argument']
+           'check_argument', 'unread_argument']
 
 
 class ArgumentOutOfRange(ValueError):
@@ -49,3 +49,16 @@ def check_argument(argument, value, limit):
     test, allowed = limit
     if not test(value):
         raise ArgumentOutOfRange(argument, value, allowed)
+
+
+def unread_argument(argument, value, owner, instead):
+    """The :class:`ArgumentOutOfRange` for an argument a class would take
+    and ignore in silence.
+
+    Args:
+        owner (str): the class that ignores it.
+        instead (str): what to give for the argument to act.
+    """
+    return ArgumentOutOfRange(argument, value, (
+        f'it to a class that reads it: {owner} ignores it ({instead}), or '
+        'remove it'))

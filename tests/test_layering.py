@@ -20,10 +20,12 @@ Layers, bottom to top (docs/architecture.md):
 7. ``downstream`` (mmseg and mmdet)
 8. ``apis`` (what a user's script calls: building and loading models)
 9. ``analysis`` (the memory and FLOPs of a config's step)
-10. ``cli`` (the command lines' building blocks: errors, arguments, paths,
-    config kinds, the device, a run's config; and ``run``, what runs
-    mmengine's Runner: the checks that build the run's parts, the runner,
-    the launcher)
+10. ``cli`` (the command lines' building blocks: a mistake in one line,
+    how a tool runs, arguments, paths, the device, a config read and the
+    flags that make a run's config)
+11. ``run`` (what runs a config with mmengine's Runner: its kind, the
+    preflight that builds the run's parts, the runner, the process group,
+    the torchrun launcher, the work dir's lock)
 
 Within a package, modules import each other without a circle either, and
 nothing in the package imports the checkout's ``tests`` or ``experiments``

@@ -28,7 +28,12 @@ import sys
 
 from randsac_mm.cli.args import cfg_option, positive_int
 from randsac_mm.cli.device import DEVICES, use_device_or_exit
-from randsac_mm.cli.errors import UserError, add_debug_arg
+from randsac_mm.cli.errors import (
+    USER_ERRORS,
+    UserError,
+    add_debug_arg,
+    one_line,
+)
 from randsac_mm.cli.parser import ToolParser
 from randsac_mm.cli.paths import CHECKPOINT, CONFIG, OUTPUT_FOLDER
 from randsac_mm.cli.run_tool import run_tool
@@ -166,16 +171,22 @@ def check_up_front(args):
     from randsac_mm.run.checks import check_pretrained_init
     from randsac_mm.run.preflight import preflight
 
-    def checked(cfg):
+    def checked(cfg, stage):
+        """The stage's preflight, a refusal naming the stage's config."""
         cfg.launcher = 'pytorch' if args.gpus > 1 else 'none'
-        return preflight(cfg, 'train', world_size=args.gpus)
+        try:
+            return preflight(cfg, 'train', world_size=args.gpus)
+        except USER_ERRORS as e:
+            path = getattr(args, f'{stage}_config')
+            raise UserError(f'{stage}_config: {osp.basename(path)}: '
+                            f'{one_line(e).removeprefix("config: ")}') from e
 
     pretrain_cfg = stage_config(args, 'pretrain', None)
     if args.pretrain_checkpoint is not None:
         read_checkpoint(args.pretrain_checkpoint, '--pretrain-checkpoint')
         encoder, source = args.pretrain_checkpoint, '--pretrain-checkpoint'
     else:
-        parts = checked(pretrain_cfg)
+        parts = checked(pretrain_cfg, 'pretrain')
         encoder, source = None, 'pretrain_config'
     with tempfile.TemporaryDirectory() as tmp:
         if encoder is None:
@@ -212,7 +223,7 @@ def check_up_front(args):
                 raise UserError(
                     f'{blame}: {stage}_config '
                     f'{getattr(args, stage + "_config")}: {e}') from e
-            checked(cfg)
+            checked(cfg, stage)
 
 
 def main(argv=None):

@@ -6,7 +6,6 @@ which reads the config and applies them all."""
 import argparse
 import os
 
-from ..engine.optim_wrapper_precision import enable_amp, force_float32
 from .args import add_cfg_options
 from .config_file import apply_cfg_options, default_work_dir, read_config
 from .device import DEVICES
@@ -179,6 +178,9 @@ def load_run_config(args, log=print):
         mmengine.Config: the merged config, with ``launcher`` and
         ``work_dir`` set.
     """
+    # Here, not at the top: importing engine loads torch and mmengine, and
+    # a tool imports this module before it chooses its device.
+    from ..engine.optim_wrapper_precision import enable_amp, force_float32
     check_launcher(args)
     cfg = read_config(args.config, 'config')
     if args.cfg_options is not None:

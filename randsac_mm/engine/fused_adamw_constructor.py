@@ -3,6 +3,7 @@ and Adam/AdamW fused into one kernel on GPUs."""
 from mmengine.optim import DefaultOptimWrapperConstructor
 from mmengine.registry import OPTIM_WRAPPER_CONSTRUCTORS
 
+from ..argument_limits import unread_argument
 from .param_groups import merge_param_groups
 
 __all__ = ['FusedAdamWConstructor']
@@ -26,6 +27,15 @@ class FusedAdamWConstructor(DefaultOptimWrapperConstructor):
     Checkpoints store the optimizer state by group: one written before the
     groups were merged (313 groups) does not resume into this one.
     """
+
+    def __init__(self, optim_wrapper_cfg, paramwise_cfg=None):
+        rate = (paramwise_cfg or {}).get('layer_decay_rate')
+        if rate is not None:  # mmengine's add_params would ignore it
+            raise unread_argument(
+                'paramwise_cfg.layer_decay_rate', rate,
+                'FusedAdamWConstructor', 'layer-wise decay: '
+                "constructor='LearningRateDecayOptimWrapperConstructor'")
+        super().__init__(optim_wrapper_cfg, paramwise_cfg)
 
     def __call__(self, model):
         optimizer = self.optimizer_cfg

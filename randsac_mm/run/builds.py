@@ -13,7 +13,7 @@ import os.path as osp
 from ..argument_limits import ArgumentOutOfRange
 from ..cli.errors import UserError, one_line
 from .config_kinds import in_scope
-from .foreign_limits import check_optim_wrapper_limits
+from .foreign_limits import check_model_limits, check_optim_wrapper_limits
 
 __all__ = ['build_error', 'build_model_for_checks',
            'build_segment_generator', 'check_first_item',
@@ -132,6 +132,8 @@ def check_model_builds(cfg):
             (:func:`build_error`).
     """
     try:
+        with in_scope(cfg):
+            check_model_limits(cfg)
         return build_model_for_checks(cfg)
     except ArgumentOutOfRange as error:
         raise UserError(refused_argument(cfg.model, 'model',

@@ -9,9 +9,11 @@ are built here as the run builds them), a checkpoint that does not hold
 the config's model, a pretrained backbone that does not fit, a batch of one
 for a model that normalises over the batch, a logging backend that cannot
 log, an evaluator that scores against other ground truth, a strategy this
-machine cannot honour. ``tools/train.py``, ``tools/test.py``,
-``tools/pretrain_linear_finetune.py`` and the experiments that train call
-:func:`preflight`, then :func:`~.runner.build_runner` with what it built.
+machine cannot honour. ``tools/train.py``, ``tools/test.py`` and the
+experiments that train call :func:`preflight`, then
+:func:`~.runner.build_runner` with what it built;
+``tools/pretrain_linear_finetune.py`` calls it for each stage's config
+before its first stage starts.
 
 The data set is built and its first item read before the global
 generators are seeded as the Runner seeds them, and the model is built
@@ -127,35 +129,38 @@ def preflight(cfg, purpose, checkpoint=None, world_size=None):
     if lacking:
         raise UserError(f'config: {osp.basename(cfg.filename or "it")} has '
                         f'no {", ".join(lacking)}: {no_loop}')
-    split = purpose
     training = purpose == 'train'
     if training:
         check_train_length(cfg)
         if CONFIG_KINDS.get(kind).stacked_batches:
             check_collate(cfg, ('train_dataloader', 'val_dataloader'),
                           'config')
-        check_strategy(cfg, torch.cuda.is_available())
+    check_strategy(cfg, torch.cuda.is_available())
     check_vis_backends(cfg)
     check_evaluator_files(cfg, 'val' if training else 'test')
-    dataset = check_first_item(cfg, split)
+    dataset = check_first_item(cfg, purpose)
     seed = _seed_as_the_runner(cfg)
     model = check_model_builds(cfg)
-    if training:  # (a test loads its checkpoint over the initialisation)
-        check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
-    # DeepSpeed builds its own optimizer and checks its own format.
-    deepspeed = (cfg.get('strategy') or {}).get('type') == \
-        'DeepSpeedStrategy'
-    if training and not deepspeed:
-        check_optimizer_builds(cfg, model)
-        if cfg.get('resume') and cfg.get('load_from'):
-            check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
-        check_batch_norm_batches(cfg, model, dataset,
-                                 world_size or get_world_size())
-    if not training:
+    if training:
+        _check_training(cfg, model, dataset, world_size or get_world_size())
+    else:  # the checkpoint is loaded over the initialisation
         check_checkpoint(cfg, checkpoint, 'checkpoint', 'test', model)
     if cfg.get('strategy') is not None:
         return None
-    return RunParts(model=model, seed=seed, split=split, dataset=dataset)
+    return RunParts(model=model, seed=seed, split=purpose, dataset=dataset)
+
+
+def _check_training(cfg, model, dataset, world_size):
+    """What only a training run refuses once its model and data set are
+    built: the pretrained backbone, the optimizer, the checkpoint it
+    resumes, a batch of one for a BatchNorm1d readout."""
+    check_pretrained_init(cfg, backbone=getattr(model, 'backbone', None))
+    # DeepSpeed builds its own optimizer and reads its own checkpoints.
+    if (cfg.get('strategy') or {}).get('type') != 'DeepSpeedStrategy':
+        check_optimizer_builds(cfg, model)
+        if cfg.get('resume') and cfg.get('load_from'):
+            check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
+    check_batch_norm_batches(cfg, model, dataset, world_size)
 
 
 def _seed_as_the_runner(cfg):

@@ -84,6 +84,10 @@ class RunnerWithParts(Runner):
                                           deterministic)
         self._seed, self._deterministic = self._preflight_seed, deterministic
         self._preflight_seed = None
+        if deterministic:  # over setup_env's cudnn_benchmark, as mmengine
+            import torch
+            torch.backends.cudnn.deterministic = True
+            torch.backends.cudnn.benchmark = False
 
     @classmethod
     def from_parts(cls, cfg, parts):

@@ -13,6 +13,7 @@ from randsac_mm.cli.errors import UserError
 from randsac_mm.downstream.layer_decay_constructor import (
     BackboneLayerDecayOptimWrapperConstructor,
 )
+from randsac_mm.engine.fused_adamw_constructor import FusedAdamWConstructor
 from randsac_mm.models import RandSACDecoder, RandSACViT
 from randsac_mm.run.builds import check_model_builds
 from randsac_mm.run.foreign_limits import check_optim_wrapper_limits
@@ -66,9 +67,9 @@ def test_mmpretrains_layer_decay_is_checked_by_name_and_others_left_alone():
         check_optim_wrapper_limits(cfg)
     cfg.optim_wrapper.paramwise_cfg.layer_decay_rate = 0.65
     check_optim_wrapper_limits(cfg)
-    # A constructor without a limit here: left to its class.
+    # Our own constructor: it guards itself.
     check_optim_wrapper_limits(optim_wrapper(
-        constructor='FusedAdamWConstructor',
+        constructor='BackboneLayerDecayOptimWrapperConstructor',
         paramwise_cfg=dict(layer_decay_rate=0)))
 
 
@@ -78,9 +79,9 @@ def test_a_layer_decay_the_default_constructor_would_ignore_is_refused():
         check_optim_wrapper_limits(optim_wrapper(
             paramwise_cfg=dict(layer_decay_rate=1.5)))
     with pytest.raises(ArgumentOutOfRange, match=re.escape(
-            "paramwise_cfg.layer_decay_rate=0.65: give it to a constructor "
-            "that reads it: mmengine's DefaultOptimWrapperConstructor "
-            'ignores it')):
+            "paramwise_cfg.layer_decay_rate=0.65: give it to a class that "
+            "reads it: mmengine's DefaultOptimWrapperConstructor ignores "
+            'it')):
         check_optim_wrapper_limits(optim_wrapper(
             paramwise_cfg=dict(layer_decay_rate=0.65)))
     check_optim_wrapper_limits(optim_wrapper(paramwise_cfg=dict(
@@ -99,3 +100,18 @@ def test_the_tools_name_a_refused_argument_by_its_place_in_the_config():
     with pytest.raises(UserError, match=re.escape(
             'config: model.drop_path_rate=1.0: give a number in [0, 1)')):
         check_model_builds(cfg)
+
+
+def test_mmpretrains_vision_transformer_is_checked_and_fused_adamw_guards():
+    cfg = Config(dict(model=dict(type='ImageClassifier', backbone=dict(
+        type='VisionTransformer', arch='deit-tiny', drop_path_rate=1.0))))
+    with pytest.raises(UserError, match=re.escape(
+            'config: model.backbone.drop_path_rate=1.0: give a number in '
+            '[0, 1)')):
+        check_model_builds(cfg)
+    with pytest.raises(ArgumentOutOfRange, match=re.escape(
+            'paramwise_cfg.layer_decay_rate=0.65: give it to a class that '
+            'reads it: FusedAdamWConstructor ignores it')):
+        FusedAdamWConstructor(dict(type='OptimWrapper', optimizer=dict(
+            type='AdamW', lr=1e-3)), dict(layer_decay_rate=0.65))
+

@@ -230,7 +230,12 @@ ROWS = [
      r'^tools/train\.py: error: config: train_dataloader\.collate_fn is not '
      r"set \(pseudo_collate\); pretraining models .*set train_dataloader\."
      r"collate_fn=dict\(type='default_collate'\)", None),
-    # 6. The chain checks before its first stage.
+    # 6. The chain checks before its first stage: each stage's config as
+    # its tools/train.py would (the preflight), the refusal naming it.
+    ('chain-pretraining-without-collate',
+     [CHAIN, '{no_collate}', LINEAR, DEMO_CLASSIFIER, *CPU],
+     r'^tools/pretrain_linear_finetune\.py: error: pretrain_config: '
+     r'no_collate\.py: train_dataloader\.collate_fn is not set', None),
     ('chain-missing-pretrain-checkpoint',
      [CHAIN, PRETRAIN, '--pretrain-checkpoint', 'missing.pth', *CPU],
      r"^tools/pretrain_linear_finetune\.py: error: --pretrain-checkpoint: no "

@@ -152,9 +152,10 @@ class RandSACViT(VisionTransformer):
             raise ValueError(f'pos_embed_type must be one of '
                              f'{POS_EMBED_TYPES}, got {pos_embed_type!r}')
         self._check_arch(arch)
-        # 1.0 drops every residual branch: NaN at the first iteration.
-        check_argument('drop_path_rate', kwargs.get('drop_path_rate', 0.0),
-                       RATE)
+        # 1.0 drops every residual branch (NaN at the first iteration), or
+        # every token after the embedding.
+        for rate in ('drop_path_rate', 'drop_rate'):
+            check_argument(rate, kwargs.get(rate, 0.0), RATE)
         img_size = kwargs.get('img_size', 224)
         patch_size = kwargs.get('patch_size', 16)
         sides = (img_size, img_size) if isinstance(img_size, int) \
