@@ -26,5 +26,8 @@ class LayoutRecorderHook(Hook):
             row['crops'] = [np.asarray(s.crop_box).tolist() + [int(s.flip)]
                             for s in samples]
         path = osp.join(runner.work_dir, f'record_rank{get_rank()}.jsonl')
+        # Each record starts a line of its own: a SIGKILL may cut the last
+        # one short (a write of several pages), and the resumed run's first
+        # record must not be joined to it (records() skips a cut line).
         with open(path, 'a') as f:
-            f.write(json.dumps(row) + '\n')
+            f.write('\n' + json.dumps(row))
