@@ -98,5 +98,3 @@ def _follow_data_root(cfg, options, split, old_root):
         options[key], osp.relpath(osp.normpath(ann_file), old))
     print_log(f'--cfg-options {key}: {split}_evaluator.ann_file follows it '
               f"to {evaluator['ann_file']}", logger='current')
-
-

@@ -132,8 +132,7 @@ def check_model_builds(cfg):
             (:func:`build_error`).
     """
     try:
-        with in_scope(cfg):
-            check_model_limits(cfg)
+        check_model_limits(cfg)
         return build_model_for_checks(cfg)
     except ArgumentOutOfRange as error:
         raise UserError(refused_argument(cfg.model, 'model',

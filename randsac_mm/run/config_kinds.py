@@ -24,8 +24,9 @@ import inspect
 from ..cli.errors import UserError
 from ..extension_registry import Registry
 
-__all__ = ['CONFIG_KINDS', 'ConfigKind', 'check_collate', 'config_kind',
-           'config_scope', 'describe_kind', 'in_scope', 'model_class',
+__all__ = ['CONFIG_KINDS', 'ConfigKind', 'ModelBaseKind', 'check_collate',
+           'config_kind', 'config_scope', 'describe_kind', 'in_scope',
+           'model_class',
            'register_config_kind', 'registered_class', 'require_kind',
            'testable_kinds', 'trainable_kinds']
 
@@ -99,48 +100,49 @@ class RuntimeConfig(ConfigKind):
         return model_class is None
 
 
+class ModelBaseKind(ConfigKind):
+    """A kind told by the base class its model subclasses.
+
+    Attributes:
+        model_base (tuple[str, str]): (module, class name) of that base;
+            a library that is not installed matches no config.
+    """
+    model_base = None
+
+    def matches(self, cfg, model_class):
+        return _subclass_of(model_class, *self.model_base)
+
+
 @register_config_kind('pretraining')
-class PretrainingConfig(ConfigKind):
+class PretrainingConfig(ModelBaseKind):
     description = 'a self-supervised pretraining config (RandSAC, MAE)'
     trainable = True
     stacked_batches = True
-
-    def matches(self, cfg, model_class):
-        return _subclass_of(model_class, 'mmpretrain.models',
-                            'BaseSelfSupervisor')
+    model_base = ('mmpretrain.models', 'BaseSelfSupervisor')
 
 
 @register_config_kind('classifier')
-class ClassifierConfig(ConfigKind):
+class ClassifierConfig(ModelBaseKind):
     description = 'a classifier config (linear probe, fine-tune, supervised)'
     trainable = True
     testable = True
-
-    def matches(self, cfg, model_class):
-        return _subclass_of(model_class, 'mmpretrain.models',
-                            'BaseClassifier')
+    model_base = ('mmpretrain.models', 'BaseClassifier')
 
 
 @register_config_kind('segmentation')
-class SegmentationConfig(ConfigKind):
+class SegmentationConfig(ModelBaseKind):
     description = 'a segmentation config (mmseg)'
     trainable = True
     testable = True
-
-    def matches(self, cfg, model_class):
-        return _subclass_of(model_class, 'mmseg.models.segmentors',
-                            'BaseSegmentor')
+    model_base = ('mmseg.models.segmentors', 'BaseSegmentor')
 
 
 @register_config_kind('detection')
-class DetectionConfig(ConfigKind):
+class DetectionConfig(ModelBaseKind):
     description = 'a detection config (mmdet)'
     trainable = True
     testable = True
-
-    def matches(self, cfg, model_class):
-        return _subclass_of(model_class, 'mmdet.models.detectors',
-                            'BaseDetector')
+    model_base = ('mmdet.models.detectors', 'BaseDetector')
 
 
 def config_scope(cfg):
