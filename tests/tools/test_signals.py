@@ -37,12 +37,14 @@ def dist_train(work_dir, port):
         stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
-def until(proc, text):
-    """The output up to the first line holding ``text``."""
+def until(proc, text, times=1):
+    """The output up to the line where ``text`` has been seen ``times``
+    times. Counted, not one per line: processes sharing the pipe can put
+    two writes on one line."""
     lines = []
     for line in proc.stdout:
         lines.append(line)
-        if text in line:
+        if ''.join(lines).count(text) >= times:
             return lines
     pytest.fail(f'the run ended before {text!r}: ' + ''.join(lines)[-3000:])
 
@@ -152,8 +154,9 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
         text=True, start_new_session=True,
         env=dict(os.environ, PYTHONUNBUFFERED='1',
                  PYTHONPATH=REPO_ROOT))
-    before = until(proc, 'ready')
-    before += until(proc, 'ready')
+    # print() writes 'ready' and its newline apart: the two ranks' words
+    # can share a line ('readyready'), so they are counted.
+    before = until(proc, 'ready', times=2)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
     output = ''.join(before) + proc.communicate(timeout=60)[0]
     assert proc.returncode == 130, output
