@@ -40,6 +40,7 @@ from randsac_mm.cli.run_flags import (
     add_train_args,
     check_train_args,
     load_run_config,
+    resume_flag,
 )
 from randsac_mm.cli.run_tool import launched_rank, run_tool
 
@@ -72,7 +73,7 @@ def main(argv=None):
     import randsac_mm.registration  # noqa: F401  (checks the stack, registers our modules)
     from randsac_mm.run.checks import nothing_left_to_train
     from randsac_mm.run.distributed import start_process_group
-    from randsac_mm.run.preflight import preflight
+    from randsac_mm.run.preflight import CONFIG_RESUME, preflight
     from randsac_mm.run.runner import build_runner
     from randsac_mm.run.work_dir_lock import check_work_dir_free, hold_work_dir
     cfg = load_run_config(args, log=say)
@@ -80,7 +81,8 @@ def main(argv=None):
     if not args.dry_run:  # (dist_train.sh's is one process)
         # Before the preflight: it seeds each process as the Runner will.
         start_process_group(cfg, args.launcher, args.device)
-    parts = preflight(cfg, 'train')
+    parts = preflight(cfg, 'train',
+                      resumed_by=resume_flag(args) or CONFIG_RESUME)
     left = cfg.get('resume') and cfg.get('load_from') and \
         nothing_left_to_train(cfg, cfg.load_from)
     if left:  # a finished run: not a mistake, and nothing to do

@@ -15,7 +15,7 @@ import re
 
 __all__ = ['ADVICE', 'DROPPED', 'EFFECTS', 'LOOKS_LIKE', 'NOT_REQUIRED',
            'RESIZED_ON_LOAD', 'check_fit', 'few', 'guess_kind',
-           'summarise_keys', 'weight_mismatch']
+           'stop_resuming', 'summarise_keys', 'weight_mismatch']
 
 # Keys whose shape the model adapts on load (mmpretrain's VisionTransformer
 # resizes its position embedding to its grid).
@@ -52,7 +52,8 @@ EFFECTS = {
             'initialised, with no error',
 }
 # What to do instead, by purpose and by what the checkpoint looks like
-# (None: any other kind). ``{path}`` is the checkpoint given.
+# (None: any other kind). ``{path}`` is the checkpoint given, ``{unresume}``
+# how the user stops the resume (:func:`stop_resuming`).
 _ENCODER = ('pretraining', 'encoder', 'backbone')
 ADVICE = {
     ('test', _ENCODER):
@@ -62,15 +63,23 @@ ADVICE = {
     ('test', None): 'test it with the config it was trained with',
     ('resume', _ENCODER):
         'resume it with the config it was trained with; to start from its '
-        'encoder, drop --resume and give --cfg-options '
+        'encoder, {unresume} and give --cfg-options '
         'model.backbone.init_cfg.checkpoint={path}',
     ('resume', None): 'resume it with the config it was trained with, or '
-                      'drop --resume to start a new run',
+                      '{unresume} to start a new run',
     ('evaluate', None): 'give a checkpoint of that config, or the config '
                         'it was trained with',
     ('init', None): "use a config whose backbone has the checkpoint's "
                     'depth and type',
 }
+
+
+def stop_resuming(argument):
+    """How a user stops the resume ``argument`` asked for: a tool's flag
+    ('--resume') is dropped, a config's own ``resume`` is turned off."""
+    if argument.startswith('--'):
+        return f'drop {argument}'
+    return 'set resume=False (--cfg-options resume=False)'
 
 
 def advice(purpose, kind):
@@ -175,7 +184,7 @@ def check_fit(expected, state, argument, path, purpose,
         expected (dict): the model's ``state_dict()``.
         state (dict): the checkpoint's (``read_checkpoint``).
         argument (str): what gave the checkpoint ('checkpoint',
-            '--resume', 'init_cfg.checkpoint').
+            '--resume', 'init_cfg.checkpoint', the config's ``load_from``).
         path (str): the checkpoint file, as given.
         purpose (str): a key of ``EFFECTS``.
         target (str): what it is checked against, for the message.
@@ -208,7 +217,8 @@ def check_fit(expected, state, argument, path, purpose,
                         f'({few(reshaped, 2)})')
     kind = kind or guess_kind(state)
     looks = LOOKS_LIKE.get(kind, f'a checkpoint of a {kind} config')
-    todo = suggestion or advice(purpose, kind).format(path=path)
+    todo = suggestion or advice(purpose, kind).format(
+        path=path, unresume=stop_resuming(argument))
     effect = EFFECTS[purpose] if missing or reshaped else DROPPED
     raise error(f'{argument}: {path} does not fit {target}: '
                 + '; '.join(problems)

@@ -14,7 +14,7 @@ from .paths import CHECKPOINT, OUTPUT_FOLDER, check_output_folder
 
 __all__ = ['LAUNCHER_ENV', 'add_common_args', 'add_train_args',
            'apply_train_args', 'check_launcher', 'check_train_args',
-           'load_run_config']
+           'load_run_config', 'resume_flag']
 
 
 def add_common_args(parser):
@@ -165,6 +165,14 @@ def check_train_args(parser, args):
                      'where the run starts)')
 
 
+def resume_flag(args):
+    """The flag of :func:`add_train_args` that makes the run resume
+    ('--resume', '--resume-if-saved'), or None: the config decides."""
+    if args.resume_if_saved:
+        return '--resume-if-saved'
+    return '--resume' if args.resume is not None else None
+
+
 def load_run_config(args, log=print):
     """Reads ``args.config`` and applies the flags: the common ones and,
     for a parser with :func:`add_train_args`, training's.
@@ -216,7 +224,7 @@ def apply_train_args(cfg, args, log=print):
         # would trust a last_checkpoint pointer a kill may have left stale).
         latest = latest_checkpoint(cfg.work_dir, log=log)
         dangling = latest is None and dangling_pointer(cfg.work_dir)
-        flag = '--resume-if-saved' if args.resume_if_saved else '--resume'
+        flag = resume_flag(args)
         if latest is not None:
             cfg.resume, cfg.load_from = True, latest
         elif args.resume_if_saved and not dangling:

@@ -9,7 +9,7 @@ import copy
 import filecmp
 import os.path as osp
 
-from ..checkpoint.fit import check_fit, guess_kind
+from ..checkpoint.fit import check_fit, guess_kind, stop_resuming
 from ..checkpoint.reading import (
     lacking_training_state,
     read_checkpoint,
@@ -59,8 +59,8 @@ def check_checkpoint(cfg, path, argument, purpose, model=None):
     Args:
         cfg (mmengine.Config): the run's config.
         path (str): the checkpoint.
-        argument (str): the argument that gave it ('checkpoint',
-            '--resume').
+        argument (str): what gave it ('checkpoint', '--resume', the
+            config's ``load_from``).
         purpose (str): 'test': every weight of the model must be in it
             with its shape, and no weight of another model; 'resume': the
             same, and the training state (``reading.TRAINING_STATE``) mmengine
@@ -82,8 +82,9 @@ def check_checkpoint(cfg, path, argument, purpose, model=None):
             raise UserError(
                 f'{argument}: {path} holds the model\'s weights but no '
                 f'training state ({", ".join(lacking)}): not a checkpoint '
-                'tools/train.py saved; to start from its weights, drop '
-                f'--resume and give --cfg-options load_from={path}')
+                'tools/train.py saved; to start from its weights, '
+                f'{stop_resuming(argument)} and give --cfg-options '
+                f'load_from={path}')
 
 
 def check_pretrained_init(cfg, name=None, backbone=None):

@@ -47,7 +47,7 @@ from .config_kinds import (
     trainable_kinds,
 )
 
-__all__ = ['PURPOSES', 'RunParts', 'preflight']
+__all__ = ['CONFIG_RESUME', 'PURPOSES', 'RunParts', 'preflight']
 
 # purpose: (the kinds it takes, what a config of another kind is told, the
 # keys its loop needs).
@@ -94,7 +94,12 @@ class RunParts:
     dataset: object
 
 
-def preflight(cfg, purpose, checkpoint=None, world_size=None):
+# How messages name a resume the config asks for itself (no flag).
+CONFIG_RESUME = 'config: load_from (resume=True)'
+
+
+def preflight(cfg, purpose, checkpoint=None, world_size=None,
+              resumed_by=CONFIG_RESUME):
     """Checks ``cfg`` for ``purpose`` and builds what its run needs.
 
     Args:
@@ -108,6 +113,9 @@ def preflight(cfg, purpose, checkpoint=None, world_size=None):
             None (a resumed run's is ``cfg.load_from``).
         world_size (int | None): processes the run's data is split over;
             None: this process group's.
+        resumed_by (str): how messages name what asked for the resume
+            (``cfg.load_from``): the tool's flag ('--resume'), else the
+            config's own keys.
 
     Returns:
         RunParts | None: None for a config with a ``strategy`` (FSDP,
@@ -142,7 +150,8 @@ def preflight(cfg, purpose, checkpoint=None, world_size=None):
     seed = _seed_as_the_runner(cfg)
     model = check_model_builds(cfg)
     if training:
-        _check_training(cfg, model, dataset, world_size or get_world_size())
+        _check_training(cfg, model, dataset, world_size or get_world_size(),
+                        resumed_by)
     else:  # the checkpoint is loaded over the initialisation
         check_checkpoint(cfg, checkpoint, 'checkpoint', 'test', model)
     if cfg.get('strategy') is not None:
@@ -150,7 +159,7 @@ def preflight(cfg, purpose, checkpoint=None, world_size=None):
     return RunParts(model=model, seed=seed, split=purpose, dataset=dataset)
 
 
-def _check_training(cfg, model, dataset, world_size):
+def _check_training(cfg, model, dataset, world_size, resumed_by):
     """What only a training run refuses once its model and data set are
     built: the pretrained backbone, the optimizer, the checkpoint it
     resumes, a batch of one for a BatchNorm1d readout."""
@@ -159,7 +168,8 @@ def _check_training(cfg, model, dataset, world_size):
     if (cfg.get('strategy') or {}).get('type') != 'DeepSpeedStrategy':
         check_optimizer_builds(cfg, model)
         if cfg.get('resume') and cfg.get('load_from'):
-            check_checkpoint(cfg, cfg.load_from, '--resume', 'resume', model)
+            check_checkpoint(cfg, cfg.load_from, resumed_by, 'resume',
+                             model)
     check_batch_norm_batches(cfg, model, dataset, world_size)
 
 

@@ -205,6 +205,21 @@ ROWS = [
      r"^tools/train\.py: error: --resume: .*classifier_weights\.pth holds the"
      r" model's weights but no training state \(meta\.epoch, meta\.iter, "
      r'optimizer\)', None),
+    # A resume the config asks for itself names the config's keys, and
+    # says to turn it off rather than to drop a flag not given.
+    ('resume-config-another-models-checkpoint',
+     [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{empty}', *CPU, '--cfg-options',
+      'resume=True', 'load_from={pre}'],
+     r'^tools/train\.py: error: config: load_from \(resume=True\): '
+     r'.*randsac_epoch_1\.pth does not fit the model of the config: .*to '
+     r'start from its encoder, set resume=False \(--cfg-options '
+     r'resume=False\) and give', None),
+    ('resume-config-weights-only',
+     [TRAIN, DEMO_CLASSIFIER, '--work-dir', '{empty}', *CPU, '--cfg-options',
+      'resume=True', 'load_from={cls_weights}'],
+     r'^tools/train\.py: error: config: load_from \(resume=True\): '
+     r".*classifier_weights\.pth holds the model's weights but no training "
+     r'state .*to start from its weights, set resume=False', None),
     ('resume-missing-file',
      [TRAIN, DEMO_CLASSIFIER, '--resume', 'nope.pth', *CPU],
      r"^tools/train\.py: error: --resume: no such file 'nope\.pth'; give a "
