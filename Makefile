@@ -14,6 +14,9 @@
 #   make wheelhouse          wheelhouse/py3.11, wheelhouse/py3.12: the pure-
 #                            Python wheels of the pretraining path, for a GPU
 #                            node without network (docs/install.md)
+#   make wheelhouse-downstream  wheelhouse/py<X.Y>-downstream: what mmseg
+#                            and mmdet add, for the node's Python
+#                            (NODE_PYTHON): the transfers
 #   make node-mmcv           wheelhouse/mmcv-cuda/py<X.Y>-torch<V>: mmcv
 #                            2.1.0 with its CUDA ops for a GPU node's Python
 #                            and torch (NODE_PYTHON, NODE_TORCH, NODE_ARCH),
@@ -51,7 +54,8 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); \
 	[ $$n -gt 4 ] && n=4; echo $$n)
 REQS := setup.py requirements/torch.txt requirements/runtime.txt
 
-.PHONY: install install-downstream mmcv-cuda node-mmcv lint test test-quick demo demo-check wheelhouse fashion-mnist \
+.PHONY: install install-downstream mmcv-cuda node-mmcv lint test test-quick demo demo-check wheelhouse \
+	wheelhouse-downstream fashion-mnist \
 	gpu-window clean clean-venv
 
 install: $(STAMP)
@@ -182,6 +186,13 @@ demo-check: install
 wheelhouse: install
 	$(PY) tools/misc/wheelhouse.py --out wheelhouse
 
+# The transfers' packages (mmseg, mmdet and what they need) for the node's
+# Python only: a window carries them beside mmcv with CUDA ops.
+wheelhouse-downstream: install
+	@version=$(NODE_PY_VERSION); [ -n "$$version" ] || \
+	  { echo "make wheelhouse-downstream: NODE_PYTHON=$(NODE_PYTHON) does not run: name the node's Python, e.g. NODE_PYTHON=python3.12"; exit 2; }; \
+	$(PY) tools/misc/wheelhouse.py --downstream --python $$version --out wheelhouse
+
 # The package's files (usr/share/datasets/fashion-mnist/*.gz), unpacked from
 # the downloaded .deb without installing it.
 FMNIST := data/fashion-mnist
@@ -198,15 +209,18 @@ fashion-mnist:
 # the command, with the commit of this tree (the node's copy has no .git).
 # PARTS: the window's parts; what they need is made and carried:
 # Fashion-MNIST for speed, fit and study, mmcv with CUDA ops for the node's
-# Python and torch (make node-mmcv) for ops.
+# Python and torch (make node-mmcv) with mmseg's and mmdet's wheels (make
+# wheelhouse-downstream) for ops, which carries the node's Python's
+# wheelhouse alone (the carry's 64 MiB).
 PARTS ?= kernels fit
 WINDOW_NEEDS := wheelhouse $(if $(filter speed fit study,$(PARTS)),fashion-mnist) \
-	$(if $(filter ops,$(PARTS)),node-mmcv)
+	$(if $(filter ops,$(PARTS)),node-mmcv wheelhouse-downstream)
 gpu-window: $(WINDOW_NEEDS)
 	@commit=$$($(PY) -c 'from experiments.benchmark_io import code_commit; print(code_commit() or "")') && \
 	if [ -z "$$commit" ]; then echo 'make gpu-window: no git here to name the commit the window runs'; exit 2; fi && \
 	case $$commit in *+dirty) echo "note: $$commit: the window runs this tree's uncommitted changes too (git status)";; esac && \
-	carry="$(strip wheelhouse/py3.11 wheelhouse/py3.12 $(if $(filter ops,$(PARTS)),$(NODE_MMCV)) \
+	carry="$(strip $(if $(filter ops,$(PARTS)),wheelhouse/py$(NODE_PY_VERSION) wheelhouse/py$(NODE_PY_VERSION)-downstream \
+	  $(NODE_MMCV),wheelhouse/py3.11 wheelhouse/py3.12) \
 	  $(if $(filter speed fit study,$(PARTS)),$(FMNIST)))" && \
 	tree=$$(git ls-files -z | du -cb --files0-from=- | tail -n 1 | cut -f1) && \
 	bytes=$$(du -cbL $$carry | tail -n 1 | cut -f1) && \

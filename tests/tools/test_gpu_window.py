@@ -83,10 +83,12 @@ def fake_node_python(tmp_path):
     return str(python), log
 
 
-def node_wheelhouse(tmp_path, cuda_for):
+def node_wheelhouse(tmp_path, cuda_for, downstream=False):
     """A wheelhouse for this Python: mmcv-lite, randsac_mm's own wheel and
     a package no environment has; with ``cuda_for`` ('py3.11-torch2.13.0'),
-    mmcv with CUDA ops in ``mmcv-cuda/<cuda_for>``."""
+    mmcv with CUDA ops in ``mmcv-cuda/<cuda_for>``; with ``downstream``,
+    a wheel no environment has and mmdet's (installed here) in
+    ``py<X.Y>-downstream`` (make wheelhouse-downstream)."""
     import torch
     house = tmp_path / 'wheelhouse'
     plain = house / f'py{PY}'
@@ -100,23 +102,37 @@ def node_wheelhouse(tmp_path, cuda_for):
             torch=torch.__version__.split('+')[0])
         cuda.mkdir(parents=True)
         (cuda / 'mmcv-2.1.0-cp311-cp311-linux_x86_64.whl').write_bytes(b'')
+    if downstream:
+        (house / f'py{PY}-downstream').mkdir()
+        for name in ('mmdet-3.3.0-py3-none-any.whl',
+                     'nowhere_downstream-1.0-py3-none-any.whl'):
+            (house / f'py{PY}-downstream' / name).write_bytes(b'')
     return house
 
 
 def test_a_node_gets_mmcv_with_cuda_ops_built_for_its_python_and_torch(
         tmp_path):
     python, log = fake_node_python(tmp_path)
-    house = node_wheelhouse(tmp_path, f'py{PY}-torch{{torch}}')
+    house = node_wheelhouse(tmp_path, f'py{PY}-torch{{torch}}',
+                            downstream=True)
     proc = window('--wheelhouse', house, tmp_path / 'out', '5', 'ops',
                   env={'PYTHON': python})
     assert proc.returncode == 2  # the fake stops it after installing
     plain = house / f'py{PY}'
     cuda_wheel, = (house / 'mmcv-cuda').glob('*/mmcv-*.whl')
     installs = log.read_text().splitlines()
-    # What the node lacks, mmcv-lite and randsac_mm's own wheel left out;
-    # mmcv with CUDA ops over any mmcv there; the copy.
+    # What the node lacks, mmcv-lite and randsac_mm's own wheel left out,
+    # the transfers' packages too; mmcv with CUDA ops over any mmcv there;
+    # the copy.
     assert installs[0].endswith(
-        ' ' + str(plain / 'nowhere_installed-1.0-py3-none-any.whl'))
+        ' ' + str(plain / 'nowhere_installed-1.0-py3-none-any.whl') + ' ' +
+        str(house / f'py{PY}-downstream' /
+            'nowhere_downstream-1.0-py3-none-any.whl'))
+    assert 'mmdet-3.3.0' not in installs[0]  # installed here
+    assert 'installing 2 of the 4 carried wheels' in proc.stdout
+    # Then the transfers' stack, imported as their configs import it.
+    assert "downstream: mmseg 1.2.2, mmdet 3.3.0 and mmcv's ops import" in \
+        proc.stdout
     assert 'mmcv_lite' not in log.read_text()
     assert '--force-reinstall' in installs[1]
     assert installs[1].endswith(str(cuda_wheel))

@@ -118,6 +118,55 @@ def test_pins_come_from_version_check(tool):
                          'mmcv-lite==2.1.0')
 
 
+# The transfers resolved with the pretraining path: mmdet and ftfy (pure),
+# regex asked for by name and the COCO API through mmdet (compiled,
+# carried), scipy (compiled, the node's).
+DOWNSTREAM_REPORT = {'version': '1', 'install': REPORT['install'] + [
+    item('mmdet', '3.3.0', PURE, requested=True, requires=[
+        'numpy', 'pycocotools', 'scipy', 'six']),
+    item('ftfy', '6.3.1', PURE, requested=True, requires=['wcwidth']),
+    item('regex', '2026.12.2', COMPILED, requested=True),
+    item('pycocotools', '2.0.11', 'cp312-abi3-manylinux2014_x86_64',
+         requires=['numpy', 'helper']),
+    item('helper', '1.0', PURE),
+    item('wcwidth', '0.9.5', 'cp310-abi3-manylinux2014_x86_64'),
+    item('scipy', '1.18.1', COMPILED, requires=['numpy']),
+    item('six', '1.17.0', UNIVERSAL),
+]}
+
+
+def test_carried_compiled_wheels_are_followed_as_pure_ones(tool):
+    carried = ('pycocotools', 'regex', 'wcwidth')
+    selection = tool.select(DOWNSTREAM_REPORT, '3.12', carried=carried)
+    assert [i['metadata']['name'] for i in selection.compiled] == [
+        'pycocotools', 'regex', 'wcwidth']
+    assert {'helper', 'six', 'mmdet', 'ftfy'} <= set(names(selection))
+    assert selection.binary['scipy'][1] == ['mmdet']
+    assert selection.binary['numpy'][1] == ['mmdet', 'mmengine',
+                                            'mmpretrain', 'pycocotools']
+    # Not carried, a compiled pin is still refused.
+    with pytest.raises(RuntimeError, match='regex resolved to .*a compiled'):
+        tool.select(DOWNSTREAM_REPORT, '3.12', carried=('pycocotools', ))
+
+
+def test_the_downstream_folder_holds_what_the_transfers_add(tool):
+    base = tool.select(REPORT, '3.12')
+    full = tool.select(DOWNSTREAM_REPORT, '3.12',
+                       carried=tool.CARRIED_COMPILED)
+    added = tool.downstream_selection(base, full)
+    assert names(added) == ['ftfy', 'helper', 'mmdet', 'six']
+    assert [i['metadata']['name'] for i in added.compiled] == [
+        'pycocotools', 'regex', 'wcwidth']
+    assert list(added.binary) == ['scipy']  # numpy: the pretraining's
+    lines = tool.binary_requirements_text(added, '3.12').splitlines()
+    assert lines[-1] == 'scipy  # for mmdet; pip picked 1.18.1'
+
+
+def test_downstream_pins_are_make_install_downstreams(tool):
+    assert tool.DOWNSTREAM_PINS == ('mmsegmentation==1.2.2', 'mmdet==3.3.0',
+                                    'ftfy', 'regex')
+
+
 def test_requires_python_of_a_wheel(tool, tmp_path):
     wheel = tmp_path / 'x-1.0-py3-none-any.whl'
     with zipfile.ZipFile(wheel, 'w') as z:

@@ -188,10 +188,15 @@ if (( install )); then
     else
         say "mmcv-lite (no compiled ops): no mmcv with CUDA ops in $cuda_dir (make node-mmcv)"
     fi
+    # mmseg's and mmdet's wheels for the transfers, if carried (make
+    # wheelhouse-downstream).
+    downstream=$(ls "$wheelhouse/py$version-downstream"/*.whl 2>/dev/null)
+    [[ -n $downstream ]] && say "mmseg and mmdet: $(echo "$downstream" | grep -c .) wheels of ${wheelhouse#$root/}/py$version-downstream"
     # The wheels of packages the node lacks, randsac_mm's aside (and
     # mmcv-lite's where mmcv with CUDA ops replaces it): the node's own
     # packages (packaging, rich, ...) stay as its other software has them.
-    missing=$("$python" - "${cuda_wheel:+mmcv_lite}" "$wheels"/*.whl <<'PY'
+    # shellcheck disable=SC2086  # one wheel path a line
+    missing=$("$python" - "${cuda_wheel:+mmcv_lite}" "$wheels"/*.whl $downstream <<'PY'
 import sys
 from importlib import metadata
 left_out = {'randsac_mm', sys.argv[1]}
@@ -204,7 +209,8 @@ for wheel in sys.argv[2:]:
             print(wheel)
 PY
 ) || exit 2
-    say "installing $(echo "$missing" | grep -c .) of the $(ls "$wheels"/*.whl | grep -vc /randsac_mm-) wheels of $wheels (the others' packages are here), then this copy (pip install -e .)"
+    carried=$(( $(ls "$wheels"/*.whl | grep -vc /randsac_mm-) + $(grep -c . <<< "$downstream") ))
+    say "installing $(echo "$missing" | grep -c .) of the $carried carried wheels (the others' packages are here), then this copy (pip install -e .)"
     if [[ -n $missing ]]; then
         echo "$missing" | xargs -d '\n' "$python" -m pip install -q --no-index --no-deps --no-compile \
             --disable-pip-version-check || exit 2
@@ -217,6 +223,12 @@ PY
     fi
     "$python" -m pip install -q --no-index --no-deps --no-build-isolation --use-pep517 \
         --disable-pip-version-check -e . || exit 2
+fi
+if [[ -n ${downstream:-} && -n ${cuda_wheel:-} ]]; then
+    # The transfers' stack as their configs import it (a failure is said,
+    # and the parts that do not need it run).
+    "$python" -W ignore -c 'import mmdet, mmseg, randsac_mm.downstream; print(f"downstream: mmseg {mmseg.__version__}, mmdet {mmdet.__version__} and mmcv'"'"'s ops import")' ||
+        say "downstream: the transfers' packages do not import (above)"
 fi
 "$python" -c 'import randsac_mm.registration; from experiments.benchmark_io import code_commit; print("code", code_commit())' || exit 2
 

@@ -11,7 +11,17 @@ Per Python version, into ``OUT/py<version>/``:
   (numpy, opencv-python, pyyaml, ...), listed, not downloaded: the node
   must have them, as it has its own torch and torchvision.
 
+With ``--downstream``, into ``OUT/py<version>-downstream/`` instead: what
+the transfers (UperNet, Mask R-CNN) add to that, ``requirements/
+downstream.txt`` (mmsegmentation and mmdet at our pins) and what it needs
+beyond the pretraining path, with the wheels, for the target Python, of
+the compiled packages a node lacks (``CARRIED_COMPILED``: the COCO API,
+shapely, regex); the others are listed in its own
+``binary-requirements.txt``. mmcv with its CUDA ops is built apart (``make
+node-mmcv``).
+
     python tools/misc/wheelhouse.py [--python 3.11 3.12] [--out wheelhouse]
+        [--downstream]
 
 torch and torchvision are never in the wheelhouse, and pip does not even
 fetch them: none of the three pins declares them (they import torch without
@@ -48,6 +58,26 @@ REPO_ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 PINS = tuple(f'{dist}=={REQUIRED_VERSIONS[key][0]}' for dist, key in (
     ('mmengine', 'mmengine'), ('mmpretrain', 'mmpretrain'),
     ('mmcv-lite', 'mmcv')))
+
+
+def requirement_lines(path):
+    """The requirements of a pip requirements file, comments dropped."""
+    with open(path) as f:
+        lines = (line.split('#', 1)[0].strip() for line in f)
+        return tuple(line for line in lines if line)
+
+
+# The transfers' requirements (--downstream), as make install-downstream
+# installs them: mmsegmentation and mmdet at our pins, and the ftfy and
+# regex that mmseg imports without declaring them.
+DOWNSTREAM_PINS = requirement_lines(
+    osp.join(REPO_ROOT, 'requirements', 'downstream.txt'))
+# Compiled packages only the transfers ask for, which a node with the
+# pretraining path's binary requirements and scikit-learn (the acceptance
+# run's, which brings scipy) lacks: mmdet's COCO API and shapely, regex,
+# and wcwidth (prettytable's, ftfy's). Their wheels for the target Python
+# are carried; scipy's (35 MB) would not fit a window's carry.
+CARRIED_COMPILED = ('pycocotools', 'shapely', 'regex', 'wcwidth')
 NODE_OWN = ('torch', 'torchvision')
 # The resolve reads compiled packages' metadata from wheels for these
 # platforms: glibc 2.17 (manylinux2014) to 2.28, which recent torch wheels
@@ -71,9 +101,12 @@ class Selection:
         binary (dict[str, tuple]): compiled package -> (spec: the
             SpecifierSet of all its requirers' specs together, requirers:
             sorted names, the version pip picked or None for ``NODE_OWN``).
+        compiled (list[dict]): report items of the compiled wheels that
+            are carried all the same (``select``'s ``carried``), by name.
     """
     pure: list = field(default_factory=list)
     binary: dict = field(default_factory=dict)
+    compiled: list = field(default_factory=list)
 
 
 def target_environment(python_version):
@@ -105,19 +138,21 @@ def wheel_name(item):
     return item['download_info']['url'].rsplit('/', 1)[-1].split('#')[0]
 
 
-def select(report, python_version, node_own=NODE_OWN):
+def select(report, python_version, node_own=NODE_OWN, carried=()):
     """Splits a pip ``--report`` into pure wheels and binary requirements.
 
     Walks the requirements from the requested packages through the pure
     ones, with markers evaluated for ``python_version``. A compiled
     package, or one of ``node_own``, is listed with the specs of the pure
     packages that ask for it and not followed: the node's own install of it
-    brought what it needs, and a wheel of ours would replace that.
+    brought what it needs, and a wheel of ours would replace that. A
+    compiled package of ``carried`` is carried and followed as a pure one.
 
     Args:
         report (dict): the JSON of ``pip install --dry-run --report``.
         python_version (str): the target, e.g. ``'3.12'``.
         node_own (tuple[str]): distributions the node brings itself.
+        carried (tuple[str]): compiled distributions carried all the same.
 
     Returns:
         Selection
@@ -126,11 +161,12 @@ def select(report, python_version, node_own=NODE_OWN):
     items = {canonicalize_name(i['metadata']['name']): i
              for i in report['install']}
     own = {canonicalize_name(n) for n in node_own}
+    carried = {canonicalize_name(n) for n in carried}
     todo = [(name, extra) for name, item in items.items()
             if item.get('requested')
             for extra in [''] + item.get('requested_extras', [])]
     for name, _ in todo:
-        if not is_pure(wheel_name(items[name])):
+        if name not in carried and not is_pure(wheel_name(items[name])):
             raise RuntimeError(f'{name} resolved to {wheel_name(items[name])}'
                                ', a compiled wheel: a pin must be pure')
     seen, asked = set(), {}  # asked: binary name -> [(requirer, Requirement)]
@@ -148,12 +184,15 @@ def select(report, python_version, node_own=NODE_OWN):
                 raise RuntimeError(
                     f'{name} needs {text!r} on Python {python_version}, which '
                     'the pip report lacks: resolve with that Python')
-            if dep in own or not is_pure(wheel_name(items[dep])):
+            if dep in own or (dep not in carried
+                               and not is_pure(wheel_name(items[dep]))):
                 asked.setdefault(dep, []).append((name, req))
             else:
                 todo += [(dep, e) for e in [''] + sorted(req.extras)]
     selection = Selection()
-    selection.pure = [items[n] for n in sorted({name for name, _ in seen})]
+    for name in sorted({name for name, _ in seen}):
+        pure = is_pure(wheel_name(items[name]))
+        (selection.pure if pure else selection.compiled).append(items[name])
     for dep, asks in asked.items():
         item = None if dep in own else items[dep]
         spec = SpecifierSet()
@@ -193,14 +232,18 @@ def pip(*args):
         raise SystemExit(f'pip {args[0]} failed (exit {proc.returncode})')
 
 
-def resolve(python_version, tmp):
-    """pip's resolution of ``PINS`` for ``python_version`` on Linux x86_64
+def platform_args():
+    """pip's ``--platform`` arguments for ``PLATFORMS``."""
+    return [a for p in PLATFORMS for a in ('--platform', p)]
+
+
+def resolve(python_version, tmp, pins=PINS):
+    """pip's resolution of ``pins`` for ``python_version`` on Linux x86_64
     (the JSON of ``--report``); installs nothing."""
-    path = osp.join(tmp, f'report-{python_version}.json')
-    platforms = [a for p in PLATFORMS for a in ('--platform', p)]
+    path = osp.join(tmp, f'report-{python_version}-{len(pins)}.json')
     pip('install', '--dry-run', '--ignore-installed', '--report', path,
         '--python-version', python_version, '--only-binary=:all:',
-        *platforms, '--target', osp.join(tmp, 'target'), *PINS)
+        *platform_args(), '--target', osp.join(tmp, 'target'), *pins)
     with open(path) as f:
         return json.load(f)
 
@@ -214,30 +257,65 @@ def requires_python(wheel):
     return meta.get('Requires-Python', '')
 
 
-def write_version(python_version, own_wheel, out, tmp):
-    """Fills ``out/py<version>``; returns the bytes of its wheels."""
-    folder = osp.join(out, f'py{python_version}')
+def fill_folder(folder, items, selection, python_version, own_wheel=None):
+    """Downloads the wheels of report ``items`` (and copies ``own_wheel``)
+    into ``folder``, a previous run's wheels removed, and writes its
+    ``binary-requirements.txt`` from ``selection``; returns the bytes of
+    its wheels."""
     os.makedirs(folder, exist_ok=True)
     # A previous run's wheels would be installed too by `*.whl`.
     for old in glob(osp.join(folder, '*.whl')):
         os.remove(old)
-    selection = select(resolve(python_version, tmp), python_version)
     # The exact files pip resolved, checked against their sha256.
     urls = [i['download_info']['url'].split('#')[0] + '#sha256=' +
             i['download_info']['archive_info']['hashes']['sha256']
-            for i in selection.pure]
-    pip('download', '--no-deps', '--dest', folder, *urls)
-    shutil.copy(own_wheel, folder)
+            for i in items]
+    # For the target (the compiled wheels' tags are checked against it).
+    pip('download', '--no-deps', '--dest', folder, '--only-binary=:all:',
+        '--python-version', python_version, *platform_args(), *urls)
+    if own_wheel is not None:
+        shutil.copy(own_wheel, folder)
     with open(osp.join(folder, BINARY_FILE), 'w') as f:
         f.write(binary_requirements_text(selection, python_version))
     wheels = sorted(glob(osp.join(folder, '*.whl')))
     size = sum(osp.getsize(w) for w in wheels)
-    print(f'{folder}: {len(wheels)} wheels ({len(selection.pure)} '
-          f'dependencies + randsac_mm), {size / 1e6:.1f} MB:')
+    print(f'{folder}: {len(wheels)} wheels, {size / 1e6:.1f} MB:')
     print('  ' + ' '.join(osp.basename(w) for w in wheels))
     names = sorted(selection.binary, key=str.lower)
     print(f'{osp.join(folder, BINARY_FILE)}: {len(names)} binary '
           f'requirements: {", ".join(names)}')
+    return size
+
+
+def downstream_selection(base, full):
+    """What ``full`` (the pins and ``DOWNSTREAM_PINS`` resolved together)
+    adds to ``base`` (the pins alone): its wheels and binary requirements
+    that ``base`` has not."""
+    def named(items):
+        return {canonicalize_name(i['metadata']['name']) for i in items}
+    held = named(base.pure)
+    return Selection(
+        pure=[i for i in full.pure if named([i]) - held],
+        binary={n: v for n, v in full.binary.items() if n not in base.binary},
+        compiled=list(full.compiled))
+
+
+def write_downstream(python_version, out, tmp):
+    """Fills ``out/py<version>-downstream``; returns the bytes of its
+    wheels."""
+    base = select(resolve(python_version, tmp), python_version)
+    full = select(resolve(python_version, tmp, PINS + DOWNSTREAM_PINS),
+                  python_version, carried=CARRIED_COMPILED)
+    added = downstream_selection(base, full)
+    return fill_folder(osp.join(out, f'py{python_version}-downstream'),
+                       added.pure + added.compiled, added, python_version)
+
+
+def write_version(python_version, own_wheel, out, tmp):
+    """Fills ``out/py<version>``; returns the bytes of its wheels."""
+    selection = select(resolve(python_version, tmp), python_version)
+    size = fill_folder(osp.join(out, f'py{python_version}'), selection.pure,
+                       selection, python_version, own_wheel)
     spec = requires_python(own_wheel)
     if spec and python_version + '.0' not in SpecifierSet(spec):
         print(f'  note: {osp.basename(own_wheel)} declares Requires-Python '
@@ -288,16 +366,23 @@ def parse_args(argv=None):
     parser.add_path('--out', kind=OUTPUT_FOLDER,
                     default=osp.join(REPO_ROOT, 'wheelhouse'),
                     help='a py<version> folder per Python goes here')
+    parser.add_argument('--downstream', action='store_true',
+                        help='write py<version>-downstream instead: what '
+                        'mmsegmentation and mmdet add, for the transfers')
     add_debug_arg(parser)
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse_args(argv)
+    versions = dict.fromkeys(args.python)
     with tempfile.TemporaryDirectory() as tmp:
-        own_wheel = build_own_wheel(tmp)
-        total = sum(write_version(v, own_wheel, args.out, tmp)
-                    for v in dict.fromkeys(args.python))
+        if args.downstream:
+            total = sum(write_downstream(v, args.out, tmp) for v in versions)
+        else:
+            own_wheel = build_own_wheel(tmp)
+            total = sum(write_version(v, own_wheel, args.out, tmp)
+                        for v in versions)
     print(f'{args.out}: {total / 1e6:.1f} MB of wheels in all')
 
 
