@@ -210,16 +210,16 @@ fashion-mnist:
 # PARTS: the window's parts; what they need is made and carried:
 # Fashion-MNIST for speed, fit and study, mmcv with CUDA ops for the node's
 # Python and torch (make node-mmcv) with mmseg's and mmdet's wheels (make
-# wheelhouse-downstream) for ops, which carries the node's Python's
-# wheelhouse alone (the carry's 64 MiB).
+# wheelhouse-downstream) for ops and transfer, which carry the node's
+# Python's wheelhouse alone (the carry's 64 MiB).
 PARTS ?= kernels fit
 WINDOW_NEEDS := wheelhouse $(if $(filter speed fit study,$(PARTS)),fashion-mnist) \
-	$(if $(filter ops,$(PARTS)),node-mmcv wheelhouse-downstream)
+	$(if $(filter ops transfer,$(PARTS)),node-mmcv wheelhouse-downstream)
 gpu-window: $(WINDOW_NEEDS)
 	@commit=$$($(PY) -c 'from experiments.benchmark_io import code_commit; print(code_commit() or "")') && \
 	if [ -z "$$commit" ]; then echo 'make gpu-window: no git here to name the commit the window runs'; exit 2; fi && \
 	case $$commit in *+dirty) echo "note: $$commit: the window runs this tree's uncommitted changes too (git status)";; esac && \
-	carry="$(strip $(if $(filter ops,$(PARTS)),wheelhouse/py$(NODE_PY_VERSION) wheelhouse/py$(NODE_PY_VERSION)-downstream \
+	carry="$(strip $(if $(filter ops transfer,$(PARTS)),wheelhouse/py$(NODE_PY_VERSION) wheelhouse/py$(NODE_PY_VERSION)-downstream \
 	  $(NODE_MMCV),wheelhouse/py3.11 wheelhouse/py3.12) \
 	  $(if $(filter speed fit study,$(PARTS)),$(FMNIST)))" && \
 	tree=$$(git ls-files -z | du -cb --files0-from=- | tail -n 1 | cut -f1) && \

@@ -135,8 +135,10 @@ def test_segmentation_resumes_on_its_own_loaders(demo_checkpoint, scenes,
     assert train_losses(resumed) == {i: losses[i] for i in (3, 4)}
 
 
-def test_detection_trains_and_evaluates_on_the_cpu(
-        demo_checkpoint, scenes, tmp_path):
+def test_detection_config_builds_with_true_windows():
+    """Trained and evaluated on the CPU through tools/train.py from a
+    pretraining made there by the GPU window's transfer part
+    (tests/tools/test_gpu_window.py); here, what its model is."""
     from mmdet.registry import MODELS
 
     import randsac_mm.downstream  # noqa: F401
@@ -144,18 +146,8 @@ def test_detection_trains_and_evaluates_on_the_cpu(
     assert cfg.model.backbone.window_size == 8  # true windows of 16x16
     assert cfg.model.roi_head.bbox_head.num_classes == 10
     with DefaultScope.overwrite_default_scope('mmdet'):
-        MODELS.build(cfg.model)
-    ann = f'{scenes}/annotations/instances_validation.json'
-    out = run_tool(['tools/train.py', DET, '--device', 'cpu', '--work-dir',
-                    tmp_path / 'w', *options(demo_checkpoint, scenes, dict(
-                        max_epochs=1, val_interval=1)),
-                    f'val_evaluator.ann_file={ann}',
-                    # After a few iterations no box scores 0.05: keep every
-                    # box so that the COCO metrics are computed.
-                    'model.test_cfg.rcnn.score_thr=0.0'])
-    log = out.stdout + out.stderr
-    assert re.search(r'coco/bbox_mAP: -?\d+\.\d+', log), log[-3000:]
-    assert re.search(r'coco/segm_mAP: -?\d+\.\d+', log)
+        model = MODELS.build(cfg.model)
+    assert model.backbone.window_size == 8
 
 
 @pytest.mark.skipif(cpu_bf16_instructions() is None,

@@ -3,6 +3,7 @@
 brings back, with the commit it is given; its refusals lose nothing."""
 import json
 import os
+import os.path as osp
 import re
 import shutil
 import subprocess
@@ -32,7 +33,7 @@ def window(*args, root=REPO_ROOT, env=None):
 @pytest.mark.parametrize('args, message', [
     (['OUT', '9', 'acceptance', 'mfu'],
      "PART 'mfu' unknown; choose from profile, kernels, acceptance, speed, "
-     'fit, ops, study'),
+     'fit, ops, transfer, study'),
     (['OUT', '0'], 'MINUTES must be a whole number of minutes >= 1'),
     (['OUT', '2.5'], 'MINUTES must be a whole number'),
     (['--fast', 'OUT'], 'unknown option --fast (allowed: --smoke'),
@@ -140,6 +141,19 @@ def test_a_node_gets_mmcv_with_cuda_ops_built_for_its_python_and_torch(
     assert "in mmcv-lite's place" in proc.stdout
 
 
+def test_a_transfer_without_the_downstream_wheels_is_refused_first(
+        tmp_path):
+    python, log = fake_node_python(tmp_path)
+    house = node_wheelhouse(tmp_path, f'py{PY}-torch{{torch}}')
+    proc = window('--wheelhouse', house, tmp_path / 'out', '5', 'transfer',
+                  env={'PYTHON': python})
+    assert proc.returncode == 2
+    assert (f"the wheels of mmseg, mmdet and mlxtend in {house}/py{PY}-"
+            f'downstream (for transfer: make wheelhouse-downstream '
+            f'NODE_PYTHON=python{PY})') in proc.stderr
+    assert not log.exists() and not (tmp_path / 'out').exists()
+
+
 def test_a_node_without_cuda_ops_for_its_torch_is_told_how_to_make_them(
         tmp_path):
     python, log = fake_node_python(tmp_path)
@@ -173,7 +187,7 @@ def smoke(tmp_path_factory):
     # As on a node: no git (GIT_DIR names none), the commit given.
     proc = run_tool(['bash', WINDOW, '--smoke', '--no-install',
                      '--data-root', data, out, '8', 'profile', 'kernels',
-                     'acceptance', 'fit', 'ops'],
+                     'acceptance', 'fit', 'ops', 'transfer'],
                     env={COMMIT_VARIABLE: 'abcdef1', 'GIT_DIR': str(
                         tmp_path / 'no-git')}, timeout=420)
     # What came back: window.log and, past 8 files, the others packed.
@@ -195,7 +209,9 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
         'acceptance.json', 'acceptance.md', 'acceptance_logs.tar.gz',
         'mmcv_cuda_ops.json', 'paper_scale_fit.json', 'step_profile.json',
         'step_profile.md',
-        'step_profile_kernels.json', 'step_profile_kernels.md', 'window.log']
+        'step_profile_kernels.json', 'step_profile_kernels.md',
+        'transfer_logs.tar.gz', 'transfer_on_device.json',
+        'transfer_on_device.md', 'window.log']
     acceptance = json.loads((out / 'acceptance.json').read_text())
     assert acceptance['environment']['commit'] == 'abcdef1'
     profile = json.loads((out / 'step_profile.json').read_text())
@@ -214,9 +230,38 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
         'roi_align (sampling_ratio 0)', 'roi_align (sampling_ratio 2)',
         'nms (IoU 0.5)']
     assert ops['passed'] and ops['ops'][2]['same_kept']
+    transfer = json.loads((out / 'transfer_on_device.json').read_text())
+    assert transfer['commit'] == 'abcdef1' and transfer['device'] == 'cpu'
     log = (out / 'window.log').read_text()
     assert 'images/s' in log and 'window_files.tar.gz' in log
     assert 'done; in' in proc.stdout
+
+
+@pytest.mark.heavy
+def test_the_transfer_part_pretrains_then_trains_and_evaluates_both(smoke):
+    """The chain as the window runs it: the pretraining's checkpoint, then
+    UperNet and Mask R-CNN from it, each its iterations, finite losses and
+    one evaluation; each run's log comes back."""
+    out = smoke[0]
+    record = json.loads((out / 'transfer_on_device.json').read_text())
+    assert record['failed'] is None and record['iterations'] == 2
+    runs = {r['run']: r for r in record['runs']}
+    assert list(runs) == ['pretrain', 'upernet', 'mask-rcnn']
+    assert all(r['iterations'] == 2 and r['finite'] for r in runs.values())
+    assert runs['pretrain']['evaluation'] is None
+    assert set(runs['upernet']['evaluation']) == {'mIoU', 'mAcc', 'aAcc'}
+    assert set(runs['mask-rcnn']['evaluation']) == {'coco/bbox_mAP',
+                                                    'coco/segm_mAP'}
+    with tarfile.open(out / 'transfer_logs.tar.gz') as logs:
+        names = sorted(osp.basename(n) for n in logs.getnames())
+    assert names == ['mask-rcnn.log', 'pretrain.log', 'upernet.log']
+    # The encoder the transfers load is the pretraining's, made there.
+    with tarfile.open(out / 'transfer_logs.tar.gz') as logs:
+        upernet = logs.extractfile('./upernet.log').read().decode()
+    assert re.search(r'Loads checkpoint by local backend from path: '
+                     r'.*/pretrain/epoch_1\.pth',
+                     upernet), upernet[-2000:]
+    assert '| upernet |' in (out / 'transfer_on_device.md').read_text()
 
 
 # The acceptance run of a GPU node (``python -m

@@ -162,9 +162,9 @@ def test_the_downstream_folder_holds_what_the_transfers_add(tool):
     assert lines[-1] == 'scipy  # for mmdet; pip picked 1.18.1'
 
 
-def test_downstream_pins_are_make_install_downstreams(tool):
+def test_downstream_pins_are_make_install_downstreams_and_mlxtend(tool):
     assert tool.DOWNSTREAM_PINS == ('mmsegmentation==1.2.2', 'mmdet==3.3.0',
-                                    'ftfy', 'regex')
+                                    'ftfy', 'regex', 'mlxtend==0.25.0')
 
 
 def test_requires_python_of_a_wheel(tool, tmp_path):

