@@ -36,6 +36,7 @@ import argparse
 import math
 import os
 import os.path as osp
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,8 +82,10 @@ def run_options(name, args, data):
     # The pretraining has no validation.
     loaders = ('train_dataloader', ) if name == 'pretrain' else (
         'train_dataloader', 'val_dataloader')
+    # Only the pretraining's checkpoint is used (the epoch's).
+    saved = 1 if name == 'pretrain' else 1000000
     options = ['default_hooks.logger.interval=1',
-               'default_hooks.checkpoint.interval=1000000']
+               f'default_hooks.checkpoint.interval={saved}']
     if args.smoke:  # the loaders in the main process, as the suite's
         options += [f'{loader}.{key}' for loader in loaders for key in (
             'num_workers=0', 'persistent_workers=False')]
@@ -91,7 +94,7 @@ def run_options(name, args, data):
         return options + [
             f'train_dataloader.batch_size={batch}',
             f'train_dataloader.dataset.indices={batch * args.iters}',
-            'train_cfg.max_epochs=1', 'default_hooks.checkpoint.interval=1']
+            'train_cfg.max_epochs=1']
     options += [f'model.backbone.init_cfg.checkpoint={data["checkpoint"]}',
                 *(f'{loader}.dataset.data_root={data["scenes"]}/'
                   for loader in loaders)]
@@ -116,6 +119,9 @@ def train(name, args, data):
     """
     config, metric_keys = RUNS[name]
     work_dir = osp.join(args.work_dir, name)
+    # Made anew: an earlier run's logs and checkpoint would be read as
+    # this one's.
+    shutil.rmtree(work_dir, ignore_errors=True)
     command = [sys.executable, osp.join(REPO_ROOT, 'tools', 'train.py'),
                osp.join(REPO_ROOT, config), '--device', args.device,
                '--work-dir', work_dir, '--cfg-options',
@@ -176,13 +182,15 @@ def markdown(record):
              '| run | config | iterations | s/iter | first loss | '
              'last loss | evaluation | peak MB | wall s |',
              '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
+    def loss(value):
+        return '-' if value is None else f'{value:.4f}'
     for row in record['runs']:
         evaluation = ', '.join(f'{k} {v}' for k, v in (
             row['evaluation'] or {}).items()) or '-'
         lines.append(
             f"| {row['run']} | `{osp.basename(row['config'])}` | "
             f"{row['iterations']} | {row['s_per_iter']} | "
-            f"{row['first_loss']:.4f} | {row['last_loss']:.4f} | "
+            f"{loss(row['first_loss'])} | {loss(row['last_loss'])} | "
             f"{evaluation} | {row['peak_memory_mb']} | {row['seconds']} |")
     if record.get('failed'):
         lines += ['', f"Failed: {record['failed']}"]
@@ -204,8 +212,8 @@ def parse_args(argv=None):
                         help='2 iterations a run, loaders in the main '
                         'process: the path, on the CPU')
     parser.add_argument('--work-dir', default=None,
-                        help="the runs' work dirs and the scenes (None: "
-                        'OUT/work)')
+                        help="the runs' work dirs (each made anew) and the "
+                        'scenes (None: OUT/work)')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     if args.iters is None:
@@ -246,12 +254,14 @@ def main(argv=None):
                     VAL_SCENES_PER_ITER * args.iters, log=lambda line: None)
             row = train(name, args, data)
             record['runs'].append(row)
+            if not row['finite']:
+                raise RuntimeError(f'{name}: no loss logged, or one not '
+                                   f'finite: {row["first_loss"]} -> '
+                                   f'{row["last_loss"]}')
             say(f"{name}: {row['iterations']} iterations, "
                 f"{row['s_per_iter']} s each, loss {row['first_loss']:.4f} "
                 f"-> {row['last_loss']:.4f}"
                 + (f", {row['evaluation']}" if row['evaluation'] else ''))
-            if not row['finite']:
-                raise RuntimeError(f'{name}: a logged loss is not finite')
             if name == 'pretrain':
                 data['checkpoint'] = checkpoint_of(args.work_dir)
             keep()

@@ -69,14 +69,17 @@ def test_what_the_parts_need_is_checked_before_anything_runs(tmp_path):
 
 def fake_node_python(tmp_path):
     """A node's Python that is this one, but whose pip only logs what it is
-    asked to install (to ``pip.log``), and which stops the window at its
-    first use of the installed copy (exit code 3)."""
+    asked to install (to ``pip.log``), which logs the downstream import
+    check (to ``imports.log``) instead of importing mmdet, and which stops
+    the window at its first use of the installed copy (exit code 3)."""
     log = tmp_path / 'pip.log'
     python = tmp_path / 'python'
     python.write_text(
         '#!/bin/bash\n'
         f'if [[ $1 == -m && $2 == pip ]]; then echo "${{*:3}}" >> {log}; '
         'exit 0; fi\n'
+        'if [[ $* == *randsac_mm.downstream* ]]; then echo "$*" >> '
+        f'{tmp_path / "imports.log"}; exit 0; fi\n'
         'if [[ $1 == -c && $2 == *randsac_mm.registration* ]]; then exit 3; '
         'fi\n'
         f'exec {sys.executable} "$@"\n')
@@ -132,8 +135,8 @@ def test_a_node_gets_mmcv_with_cuda_ops_built_for_its_python_and_torch(
     assert 'mmdet-3.3.0' not in installs[0]  # installed here
     assert 'installing 2 of the 4 carried wheels' in proc.stdout
     # Then the transfers' stack, imported as their configs import it.
-    assert "downstream: mmseg 1.2.2, mmdet 3.3.0 and mmcv's ops import" in \
-        proc.stdout
+    [check] = (tmp_path / 'imports.log').read_text().splitlines()
+    assert 'import mmdet, mmseg, randsac_mm.downstream' in check
     assert 'mmcv_lite' not in log.read_text()
     assert '--force-reinstall' in installs[1]
     assert installs[1].endswith(str(cuda_wheel))
@@ -261,6 +264,8 @@ def test_the_transfer_part_pretrains_then_trains_and_evaluates_both(smoke):
     assert re.search(r'Loads checkpoint by local backend from path: '
                      r'.*/pretrain/epoch_1\.pth',
                      upernet), upernet[-2000:]
+    # Every class of the scenes evaluated, the background among them.
+    assert re.search(r'\|\s*background\s*\|', upernet)
     assert '| upernet |' in (out / 'transfer_on_device.md').read_text()
 
 
