@@ -1,8 +1,6 @@
-"""The small transfer configs (digit scenes) as docs/transfer.md runs
-them: the demo's encoder arrives whole, UperNet resumes on its own loaders,
-Mask R-CNN's windows, and bf16 on a CPU with bf16. Both train and evaluate
-through tools/train.py on the CPU from a pretraining made there in the GPU
-window's transfer part (tests/tools/test_gpu_window.py)."""
+"""The small transfer configs (digit scenes) train and evaluate through
+mmseg's and mmdet's own Runner loops on the CPU from a checkpoint of the
+demo's pretraining config, as docs/transfer.md runs them."""
 import re
 import shutil
 
@@ -87,6 +85,18 @@ def test_segmentation_config_loads_the_demo_encoder(demo_checkpoint):
         'AutocastOptimWrapper', 'auto')
 
 
+def test_segmentation_trains_and_evaluates_on_the_cpu(
+        demo_checkpoint, scenes, tmp_path):
+    out = run_tool(['tools/train.py', SEG, '--device', 'cpu', '--work-dir',
+                    tmp_path / 'w', *options(demo_checkpoint, scenes, dict(
+                        max_iters=2, val_interval=2))])
+    log = out.stdout + out.stderr
+    assert re.search(r'mIoU: \d+\.\d+', log), log[-3000:]
+    # Every class of the scenes is evaluated, the background among them.
+    assert re.search(r'\|\s*background\s*\|', log)
+    assert (tmp_path / 'w' / 'iter_2.pth').exists()
+
+
 def train_losses(log):
     """{iteration: logged loss} of an iteration-based run's log.
 
@@ -125,10 +135,8 @@ def test_segmentation_resumes_on_its_own_loaders(demo_checkpoint, scenes,
     assert train_losses(resumed) == {i: losses[i] for i in (3, 4)}
 
 
-def test_detection_config_builds_with_true_windows():
-    """Trained and evaluated on the CPU through tools/train.py from a
-    pretraining made there by the GPU window's transfer part
-    (tests/tools/test_gpu_window.py); here, what its model is."""
+def test_detection_trains_and_evaluates_on_the_cpu(
+        demo_checkpoint, scenes, tmp_path):
     from mmdet.registry import MODELS
 
     import randsac_mm.downstream  # noqa: F401
@@ -136,8 +144,18 @@ def test_detection_config_builds_with_true_windows():
     assert cfg.model.backbone.window_size == 8  # true windows of 16x16
     assert cfg.model.roi_head.bbox_head.num_classes == 10
     with DefaultScope.overwrite_default_scope('mmdet'):
-        model = MODELS.build(cfg.model)
-    assert model.backbone.window_size == 8
+        MODELS.build(cfg.model)
+    ann = f'{scenes}/annotations/instances_validation.json'
+    out = run_tool(['tools/train.py', DET, '--device', 'cpu', '--work-dir',
+                    tmp_path / 'w', *options(demo_checkpoint, scenes, dict(
+                        max_epochs=1, val_interval=1)),
+                    f'val_evaluator.ann_file={ann}',
+                    # After a few iterations no box scores 0.05: keep every
+                    # box so that the COCO metrics are computed.
+                    'model.test_cfg.rcnn.score_thr=0.0'])
+    log = out.stdout + out.stderr
+    assert re.search(r'coco/bbox_mAP: -?\d+\.\d+', log), log[-3000:]
+    assert re.search(r'coco/segm_mAP: -?\d+\.\d+', log)
 
 
 @pytest.mark.skipif(cpu_bf16_instructions() is None,
