@@ -31,7 +31,6 @@ import argparse
 import os
 import os.path as osp
 import statistics
-import subprocess
 import sys
 import time
 
@@ -49,6 +48,7 @@ from ..benchmark_io import (
 from ..cells import cell
 from ..scalars import logged_entries
 from .data_pipeline import pipeline_throughput, write_jpegs
+from .train_tool import run_train_tool
 
 PROG = 'python -m experiments.benchmarks.gpu_acceptance'
 MAIN = osp.join(REPO_ROOT, 'configs', 'randsac_vit-b_in1k.py')
@@ -247,24 +247,10 @@ def train(args, config, data_root, batch_size, workers, epochs, compiled):
         'default_hooks.logger.interval=1', 'log_processor.window_size=1',
         'default_hooks.checkpoint.interval=1000000',
         'default_hooks.checkpoint.save_last=False']
-    command = [sys.executable, osp.join(REPO_ROOT, 'tools', 'train.py'),
-               config, '--device', args.device, '--work-dir', work_dir,
-               *(['--compile'] if compiled else []), '--cfg-options',
-               *options]
-    # The log is written as the run goes: a window that stops the run at
-    # its limit still brings back how far it got (the first real window's
-    # compiled run was stopped, its log lost).
-    log_path = osp.join(args.out, f'train_{name}.log')
-    start = time.time()
-    with open(log_path, 'w') as f:
-        proc = subprocess.run(command, cwd=REPO_ROOT, stdout=f,
-                              stderr=subprocess.STDOUT, text=True)
-    wall = time.time() - start
-    if proc.returncode:
-        with open(log_path) as f:
-            tail = f.read().strip().splitlines()[-1:]
-        raise RuntimeError(f'tools/train.py ({name}) exited '
-                           f'{proc.returncode}: {tail}; see {log_path}')
+    wall = run_train_tool(
+        [config, '--device', args.device, '--work-dir', work_dir,
+         *(['--compile'] if compiled else []), '--cfg-options', *options],
+        osp.join(args.out, f'train_{name}.log'), f'tools/train.py ({name})')
     return logged_entries(work_dir, key='time'), wall
 
 

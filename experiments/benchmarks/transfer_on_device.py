@@ -38,7 +38,6 @@ import os
 import os.path as osp
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 
@@ -49,6 +48,7 @@ from randsac_mm.cli.run_tool import run_tool
 from .. import REPO_ROOT
 from ..benchmark_io import code_commit, machine_info, write_json
 from ..scalars import logged_entries
+from .train_tool import run_train_tool
 
 PROG = 'python -m experiments.benchmarks.transfer_on_device'
 NAME = 'transfer_on_device'
@@ -122,22 +122,12 @@ def train(name, args, data):
     # Made anew: an earlier run's logs and checkpoint would be read as
     # this one's.
     shutil.rmtree(work_dir, ignore_errors=True)
-    command = [sys.executable, osp.join(REPO_ROOT, 'tools', 'train.py'),
-               osp.join(REPO_ROOT, config), '--device', args.device,
-               '--work-dir', work_dir, '--cfg-options',
-               *run_options(name, args, data)]
     log_path = osp.join(args.out, f'{name}.log')
     say(f'{name}: tools/train.py {config} (log: {log_path})')
-    start = time.time()
-    with open(log_path, 'w') as f:
-        proc = subprocess.run(command, cwd=REPO_ROOT, stdout=f,
-                              stderr=subprocess.STDOUT, text=True)
-    wall = time.time() - start
-    if proc.returncode:
-        with open(log_path) as f:
-            tail = f.read().strip().splitlines()[-1:]
-        raise RuntimeError(f'{name}: tools/train.py exited '
-                           f'{proc.returncode}: {tail}; see {log_path}')
+    wall = run_train_tool(
+        [osp.join(REPO_ROOT, config), '--device', args.device, '--work-dir',
+         work_dir, '--cfg-options', *run_options(name, args, data)],
+        log_path, f'{name}: tools/train.py')
     return figures(name, config, work_dir, wall, metric_keys)
 
 
