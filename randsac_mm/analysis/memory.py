@@ -11,14 +11,15 @@ with the 'sdpa' kernel and ``FakeTensorMode`` (sizes, no arithmetic), and
 (:func:`step_bytes`). Two batch sizes give the bytes per sample and the
 fixed part (autocast's low-precision copies of the weights).
 
-What the saved activations alone come to is reported too
-(``saved_tensors_hooks``: :func:`saved_bytes`), and :class:`PeakMemory`
-also measures the real peak of a whole step on the CPU, to check the
-estimate against.
+What the saved activations alone come to is reported too, counted in the
+same forward passes (``saved_tensors_hooks``: :func:`counting_saved`), and
+:class:`PeakMemory` also measures the real peak of a whole step on the CPU,
+to check the estimate against.
 """
 import contextlib
 import os.path as osp
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -29,9 +30,10 @@ from torch.utils.weak import WeakIdKeyDictionary
 
 from ..precision import resolve_precision
 
-__all__ = ['PeakMemory', 'estimate_memory', 'fake_model', 'memory_report',
-           'saved_bytes', 'saved_activation_bytes', 'step_bytes',
-           'step_precision', 'worst_case_layouts']
+__all__ = ['PeakMemory', 'StepBytes', 'counting_saved', 'estimate_memory',
+           'fake_model', 'memory_report', 'saved_bytes',
+           'saved_activation_bytes', 'step_bytes', 'step_precision',
+           'worst_case_layouts']
 
 GiB = 2**30
 
@@ -149,12 +151,33 @@ def precision(dtype):
                           enabled=dtype is not None)
 
 
-def saved_bytes(module, forward, dtype=None, mode=None):
-    """Bytes of the tensors ``forward()`` keeps for backward.
+@contextlib.contextmanager
+def counting_saved(module):
+    """Counts the storages autograd keeps for backward while on: yields a
+    dict {storage: bytes} that fills as the forward pass runs. Read it
+    before backward frees them (its keys are weak).
 
     Weights of ``module`` are not counted (they are part of the step's
-    fixed memory); their autocast copies are. Storages are counted once
-    however many tensors view them.
+    fixed memory); their autocast copies are. A storage is counted once
+    however many tensors view it.
+    """
+    saved = WeakIdKeyDictionary()
+    weights = WeakIdKeyDictionary(
+        {p.untyped_storage(): True for p in module.parameters()})
+
+    def pack(tensor):
+        storage = tensor.untyped_storage()
+        if storage not in weights:
+            saved[storage] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        yield saved
+
+
+def saved_bytes(module, forward, dtype=None, mode=None):
+    """Bytes of the tensors ``forward()`` keeps for backward
+    (:func:`counting_saved`).
 
     Args:
         module (nn.Module): whose weights ``forward`` uses, in train mode.
@@ -166,19 +189,8 @@ def saved_bytes(module, forward, dtype=None, mode=None):
     Returns:
         int: bytes.
     """
-    saved = WeakIdKeyDictionary()
     with mode or contextlib.nullcontext():
-        weights = WeakIdKeyDictionary(
-            {p.untyped_storage(): True for p in module.parameters()})
-
-        def pack(tensor):
-            storage = tensor.untyped_storage()
-            if storage not in weights:
-                saved[storage] = storage.nbytes()
-            return tensor
-
-        with precision(dtype), \
-                torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with precision(dtype), counting_saved(module) as saved:
             out = forward()
         total = sum(saved.values())
         del out
@@ -211,11 +223,19 @@ def step_loss(model, images, token_rank):
                            batch.loss_mask)
 
 
+class StepBytes(NamedTuple):
+    """What a training step holds (:func:`step_bytes`), in bytes."""
+    peak: int  # its live tensors at their fullest, weights excluded
+    saved: int  # what its forward pass kept for backward
+
+
 def step_bytes(model, batch_size, token_rank, dtype=None, mode=None):
     """The peak bytes a training step holds beyond its weights and
     optimizer state: forward and backward, live tensors counted as they are
     made and freed (``PeakMemory``), so the saved activations, the loss's
-    and the backward pass's temporaries and the gradients as they appear.
+    and the backward pass's temporaries and the gradients as they appear;
+    and, of the same forward pass, the saved activations alone
+    (:func:`counting_saved`).
 
     Args:
         model (RandSAC | MAE): in train mode, on the CPU, gradients None
@@ -227,18 +247,19 @@ def step_bytes(model, batch_size, token_rank, dtype=None, mode=None):
             :func:`fake_model` gave for ``model``; None computes for real.
 
     Returns:
-        int: bytes.
+        StepBytes: ``peak`` and ``saved``.
     """
     size = tuple(model.backbone.img_size)
     with mode or contextlib.nullcontext():
         with PeakMemory() as peak:
             images = torch.zeros(batch_size, 3, *size)
-            with precision(dtype):
+            with precision(dtype), counting_saved(model) as kept:
                 loss = step_loss(model, images, token_rank)
+            saved = sum(kept.values())
             loss.backward()
             del loss, images
         model.zero_grad(set_to_none=True)
-    return peak.peak
+    return StepBytes(peak.peak, saved)
 
 
 def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
@@ -288,28 +309,25 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
     largest_layer = max(sum(p.numel() for p in layer.parameters())
                         for layer in _layers(model))
     batch_size = batch_size or cfg.train_dataloader.batch_size
-    # Even batches: each holds the pair of worst-case layouts. The saved
-    # activations grow linearly from the smallest batch on; the step's peak
-    # only where the activations outweigh the gradients, so its slope is
-    # taken between half the batch and the batch.
+    # Even batches: each holds the pair of worst-case layouts. The step's
+    # peak grows linearly only where the activations outweigh the
+    # gradients, so its slope is taken between half the batch and the
+    # batch; the saved activations' too (they grow linearly throughout).
     half = max(batch_size // 4 * 2, 2)
     step_sizes = (half, max(batch_size, half + 2))
     # The layouts of n images are the first n of the largest batch's.
     layouts = worst_case_layouts(generator, step_sizes[1]) \
         if is_randsac else None
     saved, step = {}, {}
-    for n in sorted({2, 4, *step_sizes}):  # fake: sizes only
+    for n in step_sizes:  # fake: sizes only
         ranks = None if layouts is None else layouts[:n]
-        if n in (2, 4):
-            saved[n] = saved_activation_bytes(model, n, ranks, dtype, mode)
-        if n in step_sizes:
-            step[n] = step_bytes(model, n, ranks, dtype, mode)
+        step[n], saved[n] = step_bytes(model, n, ranks, dtype, mode)
 
     def linear(measured, low, high):
         per_sample = (measured[high] - measured[low]) // (high - low)
         return per_sample, max(measured[low] - low * per_sample, 0)
 
-    per_sample, fixed = linear(saved, 2, 4)
+    per_sample, fixed = linear(saved, *step_sizes)
     step_per_sample, step_fixed = linear(step, *step_sizes)
     fsdp = cfg.get('strategy', {}).get('type') == 'FSDPStrategy'
     # float32 weights and AdamW's two moments; DDP keeps a bucket copy of

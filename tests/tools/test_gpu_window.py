@@ -157,40 +157,84 @@ def test_a_transfer_without_the_downstream_wheels_is_refused_first(
     assert not log.exists() and not (tmp_path / 'out').exists()
 
 
-def test_the_transfer_part_runs_its_module_and_brings_back_what_it_wrote(
-        tmp_path):
-    """The part's wiring: the module run with the smoke's arguments and its
-    scratch work dir, its record and page brought back, its logs packed.
-    (The module itself, tests/experiments/benchmarks/
-    test_transfer_on_device.py; its whole chain on the CPU, `python -m
-    experiments.benchmarks.transfer_on_device --device cpu --smoke`, about
-    a minute, is what this stands in for.)"""
+def stand_in_python(tmp_path):
+    """A Python that stands in for the modules of the parts profile,
+    kernels, ops and transfer: it logs each call (its arguments and the
+    commit it was given) to ``called`` and writes, in the call's --out,
+    the files the module writes, holding the call's arguments."""
     called = tmp_path / 'called'
     python = tmp_path / 'python'
     python.write_text(
         '#!/bin/bash\n'
-        'if [[ $1 == -m && $2 == experiments.benchmarks.transfer_on_device ]]'
-        f'; then echo "${{*:3}}" > {called}\n'
+        'if [[ $1 == -m && $2 == experiments.benchmarks.* ]]; then\n'
+        f'  call="${{*:2}}"; echo "$call commit=${COMMIT_VARIABLE}" >> '
+        f'{called}\n'
         '  while [[ $1 != --out ]]; do shift; done; mkdir -p "$2"\n'
-        '  for f in transfer_on_device.json transfer_on_device.md '
-        'pretrain.log upernet.log; do echo made > "$2/$f"; done; exit 0; fi\n'
+        '  case $call in\n'
+        '    *step_profile*) files="step_profile.json step_profile.md";;\n'
+        '    *mmcv_cuda_ops*) files=mmcv_cuda_ops.json;;\n'
+        '    *transfer_on_device*) files="transfer_on_device.json '
+        'transfer_on_device.md pretrain.log upernet.log";;\n'
+        '  esac\n'
+        '  for f in $files; do echo "$call" > "$2/$f"; done; exit 0\n'
+        'fi\n'
         f'exec {sys.executable} "$@"\n')
     python.chmod(0o755)
+    return python, called
+
+
+def test_each_part_runs_its_module_and_brings_back_what_it_wrote(
+        tmp_path):
+    """The parts' wiring: each module run with the smoke's arguments, the
+    commit and a scratch folder, its files brought back under their
+    names, its logs packed, and past 8 files all but the log in one
+    archive. (The modules themselves run in their own tests with these
+    arguments: tests/experiments/benchmarks/test_step_profile.py,
+    test_transfer_on_device.py; ops runs whole in the smoke window.)"""
+    python, called = stand_in_python(tmp_path)
     out = tmp_path / 'out'
-    proc = window('--smoke', '--no-install', out, '5', 'transfer',
+    proc = window('--smoke', '--no-install', out, '5', 'profile', 'kernels',
+                  'ops', 'transfer',
                   env={'PYTHON': str(python), COMMIT_VARIABLE: 'abcdef1',
                        'GIT_DIR': str(tmp_path / 'no-git')})
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    arguments = called.read_text().split()
-    assert arguments[:3] == ['--device', 'cpu', '--smoke']
-    assert arguments[arguments.index('--out') + 1].endswith('/transfer')
-    assert '--work-dir' in arguments
-    assert sorted(os.listdir(out)) == ['transfer_logs.tar.gz',
-                                       'transfer_on_device.json',
-                                       'transfer_on_device.md', 'window.log']
-    with tarfile.open(out / 'transfer_logs.tar.gz') as logs:
+    calls = called.read_text().splitlines()
+    assert [c.split()[0] for c in calls] == [
+        'experiments.benchmarks.step_profile',
+        'experiments.benchmarks.step_profile',
+        'experiments.benchmarks.mmcv_cuda_ops',
+        'experiments.benchmarks.transfer_on_device']
+    assert all(c.endswith(' commit=abcdef1') for c in calls)
+    profile, kernels, ops, transfer = (c.split()[1:-1] for c in calls)
+    assert profile == [
+        '--device', 'cpu', '--setting', 'vit-t-cifar', '--batch-size', '4',
+        '--steps', '2', '--warmup', '1', '--profile-steps', '1', '--modes',
+        'eager', '--out', str(out)]
+    assert kernels[-5:-1] == ['--attention', 'explicit', 'sdpa', '--out']
+    assert kernels[-1].endswith('/kernels')
+    assert ops == ['--device', 'cpu', '--out', str(out)]
+    assert transfer[:3] == ['--device', 'cpu', '--smoke']
+    assert transfer[transfer.index('--out') + 1].endswith('/transfer')
+    assert '--work-dir' in transfer
+    # 9 files: all but the log packed.
+    assert sorted(os.listdir(out)) == ['window.log', 'window_files.tar.gz']
+    with tarfile.open(out / 'window_files.tar.gz') as files:
+        files.extractall(out / 'unpacked', filter='data')
+    unpacked = out / 'unpacked'
+    assert sorted(os.listdir(unpacked)) == [
+        'mmcv_cuda_ops.json', 'step_profile.json', 'step_profile.md',
+        'step_profile_kernels.json', 'step_profile_kernels.md',
+        'transfer_logs.tar.gz', 'transfer_on_device.json',
+        'transfer_on_device.md']
+    # Each part's files its own: the kernels' under their own names.
+    assert '--attention' in (unpacked / 'step_profile_kernels.json'
+                             ).read_text()
+    assert '--attention' not in (unpacked / 'step_profile.json').read_text()
+    with tarfile.open(unpacked / 'transfer_logs.tar.gz') as logs:
         assert sorted(osp.basename(n) for n in logs.getnames()) == [
             'pretrain.log', 'upernet.log']
+    assert 'all but window.log packed in window_files.tar.gz' in \
+        (out / 'window.log').read_text()
 
 
 def test_a_node_without_cuda_ops_for_its_torch_is_told_how_to_make_them(
@@ -217,24 +261,21 @@ def test_a_node_without_cuda_ops_for_its_torch_is_told_how_to_make_them(
 
 @pytest.fixture(scope='module')
 def smoke(tmp_path_factory):
-    """The smoke window's $OUT (its archive unpacked) and output, four
-    parts run once (speed is fit's tool run alone): the tests below read
-    what it brought back (the acceptance run's too)."""
+    """The smoke window's $OUT and output: the parts whose modules run
+    whole only here (acceptance; fit's copies in processes of their own;
+    ops), once; the tests below read what it brought back (the acceptance
+    run's too). The other parts' modules run in their own tests, their
+    wiring in the one above."""
     tmp_path = tmp_path_factory.mktemp('window')
     data = write_mnist(str(tmp_path / 'fmnist'), train=40, test=20)
     out = tmp_path / 'out'
     # As on a node: no git (GIT_DIR names none), the commit given.
     proc = run_tool(['bash', WINDOW, '--smoke', '--no-install',
-                     '--data-root', data, out, '8', 'profile', 'kernels',
-                     'acceptance', 'fit', 'ops'],
+                     '--data-root', data, out, '8', 'acceptance', 'fit',
+                     'ops'],
                     env={COMMIT_VARIABLE: 'abcdef1', 'GIT_DIR': str(
                         tmp_path / 'no-git')}, timeout=420)
-    # What came back: window.log and, past 8 files, the others packed.
-    assert sorted(os.listdir(out)) == ['window.log', 'window_files.tar.gz']
-    with tarfile.open(out / 'window_files.tar.gz') as files:
-        files.extractall(out / 'unpacked', filter='data')
-    os.replace(out / 'window.log', out / 'unpacked' / 'window.log')
-    return out / 'unpacked', proc
+    return out, proc
 
 
 # The smoke window's run (its fixture, 2 to 5 minutes: its compiles when
@@ -246,16 +287,9 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
     # What comes back: plain files, few enough for a lent machine's $OUT.
     assert sorted(os.listdir(out)) == [
         'acceptance.json', 'acceptance.md', 'acceptance_logs.tar.gz',
-        'mmcv_cuda_ops.json', 'paper_scale_fit.json', 'step_profile.json',
-        'step_profile.md',
-        'step_profile_kernels.json', 'step_profile_kernels.md', 'window.log']
+        'mmcv_cuda_ops.json', 'paper_scale_fit.json', 'window.log']
     acceptance = json.loads((out / 'acceptance.json').read_text())
     assert acceptance['environment']['commit'] == 'abcdef1'
-    profile = json.loads((out / 'step_profile.json').read_text())
-    assert profile['commit'] == 'abcdef1'
-    assert list(profile['modes']) == ['eager']  # the GPU's: and compiled
-    kernels = json.loads((out / 'step_profile_kernels.json').read_text())
-    assert list(kernels['modes']) == ['eager (explicit)', 'eager (sdpa)']
     fit = json.loads((out / 'paper_scale_fit.json').read_text())
     assert [(r['path'], r['processes']) for r in fit['rows']] == [
         ('on_device', 2)]
@@ -268,7 +302,7 @@ def test_the_smoke_window_brings_back_each_part_with_the_commit(smoke):
         'nms (IoU 0.5)']
     assert ops['passed'] and ops['ops'][2]['same_kept']
     log = (out / 'window.log').read_text()
-    assert 'images/s' in log and 'window_files.tar.gz' in log
+    assert 'images/s' in log
     assert 'done; in' in proc.stdout
 
 
