@@ -31,9 +31,8 @@ from torch.utils.weak import WeakIdKeyDictionary
 from ..precision import resolve_precision
 
 __all__ = ['PeakMemory', 'StepBytes', 'counting_saved', 'estimate_memory',
-           'fake_model', 'memory_report', 'saved_bytes',
-           'saved_activation_bytes', 'step_bytes', 'step_precision',
-           'worst_case_layouts']
+           'fake_model', 'memory_report', 'saved_bytes', 'step_bytes',
+           'step_precision', 'worst_case_layouts']
 
 GiB = 2**30
 
@@ -195,21 +194,6 @@ def saved_bytes(module, forward, dtype=None, mode=None):
         total = sum(saved.values())
         del out
     return total
-
-
-def saved_activation_bytes(model, batch_size, token_rank, dtype=None,
-                           mode=None):
-    """:func:`saved_bytes` of a pretraining model's training step.
-
-    Args:
-        model (RandSAC | MAE): in train mode, on the CPU.
-        batch_size (int): images.
-        token_rank (np.ndarray | None): int64 [B, N] (None: a model that
-            needs no layout, e.g. MAE).
-    """
-    size = tuple(model.backbone.img_size)
-    return saved_bytes(model, lambda: step_loss(
-        model, torch.zeros(batch_size, 3, *size), token_rank), dtype, mode)
 
 
 def step_loss(model, images, token_rank):

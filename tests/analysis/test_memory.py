@@ -13,8 +13,8 @@ from randsac_mm.analysis.memory import (
     PeakMemory,
     estimate_memory,
     fake_model,
-    saved_activation_bytes,
     saved_bytes,
+    step_bytes,
     step_loss,
     to_fake,
     worst_case_layouts,
@@ -124,15 +124,15 @@ def test_fake_tensors_keep_what_real_ones_keep(config):
     assert never_made.training
     if ranks is not None:
         never_made.attention = 'sdpa'
+    # What the estimate reads: a step's saved activations (step_bytes).
     for dtype in (None, torch.bfloat16):
-        real = saved_activation_bytes(model, 3, ranks, dtype)
+        real = step_bytes(model, 3, ranks, dtype).saved
         fake = build_model(cfg, seed=0).train()
         if ranks is not None:
             fake.attention = 'sdpa'
-        assert saved_activation_bytes(fake, 3, ranks, dtype,
-                                      to_fake(fake)) == real > 0
-        assert saved_activation_bytes(never_made, 3, ranks, dtype,
-                                      mode) == real
+        assert step_bytes(fake, 3, ranks, dtype,
+                          to_fake(fake)).saved == real > 0
+        assert step_bytes(never_made, 3, ranks, dtype, mode).saved == real
 
 
 @pytest.mark.heavy
