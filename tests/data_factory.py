@@ -1,4 +1,5 @@
 """Tiny data sets in the real on-disk formats, for tests."""
+import json
 import os
 import os.path as osp
 import pickle
@@ -190,3 +191,15 @@ def write_mnist(root, train=40, test=20, compress=True, seed=0):
         write_idx(osp.join(root, f'{prefix}-labels-idx1-ubyte{suffix}'),
                   labels)
     return root
+
+
+def write_logged_scalars(work_dir, timestamp, entries):
+    """One start's ``<timestamp>/vis_data/scalars.json``, as mmengine's
+    LoggerHook writes it: a JSON object per logged step. Returns the
+    start's folder."""
+    folder = os.path.join(work_dir, timestamp, 'vis_data')
+    os.makedirs(folder)
+    with open(os.path.join(folder, 'scalars.json'), 'w') as f:
+        for entry in entries:
+            f.write(json.dumps(entry) + '\n')
+    return os.path.dirname(folder)

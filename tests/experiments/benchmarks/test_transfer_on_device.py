@@ -11,6 +11,8 @@ import pytest
 
 from experiments.benchmarks import transfer_on_device as tod
 
+from ...data_factory import write_logged_scalars
+
 
 def arguments(*argv):
     return tod.parse_args(['--out', 'OUT', *argv])
@@ -46,10 +48,7 @@ def test_each_run_trains_what_the_chain_needs():
 
 
 def write_scalars(work_dir, entries):
-    folder = work_dir / '20261207_000000' / 'vis_data'
-    folder.mkdir(parents=True)
-    (folder / 'scalars.json').write_text(
-        ''.join(json.dumps(e) + '\n' for e in entries))
+    write_logged_scalars(work_dir, '20261207_000000', entries)
 
 
 def test_a_runs_figures_come_from_its_logged_scalars(tmp_path):
