@@ -58,10 +58,14 @@ class StudyDesign:
         looks (tuple[tuple[int]]): seeds added after the runs, one tuple
             per further look, in the order they were added (a study
             declares a look when it adds seeds).
+        declared (str): when the families were fixed, in words (the
+            commit that declared them before the runs, or that they were
+            drawn after); '' where the design does not say.
     """
     seeds: tuple
     families: dict = field(default_factory=dict)
     looks: tuple = ()
+    declared: str = ''
 
     def __post_init__(self):
         added = [s for look in self.looks for s in look]
@@ -85,11 +89,14 @@ class StudyDesign:
 
     def as_dict(self):
         """The design as a report's JSON holds it."""
-        return dict(seeds=list(self.seeds),
-                    looks=[list(look) for look in self.looks],
-                    families={name: dict(size=len(members),
-                                         members=[list(k) for k in members])
-                              for name, members in self.families.items()})
+        shown = dict(seeds=list(self.seeds),
+                     looks=[list(look) for look in self.looks],
+                     families={name: dict(size=len(members),
+                                          members=[list(k) for k in members])
+                               for name, members in self.families.items()})
+        if self.declared:
+            shown['declared'] = self.declared
+        return shown
 
 
 def compare(better, worse):

@@ -22,6 +22,7 @@ from .plan import (
     CURVE,
     EVAL_DATA,
     GPU_STUDY,
+    LARGEST,
     LONG_CURVE,
     PROG,
     QUICK,
@@ -38,13 +39,17 @@ def _portable_paths(settings):
     """``settings`` (an ``asdict``) with its paths under the current
     directory made relative to it, so a committed study.json does not name
     the machine it ran on."""
-    shown = dict(settings)
-    for key in ('configs', 'eval_data', 'work_dir', 'data_root'):
-        path = shown[key]
+    def portable(path):
         if path and osp.isabs(path):
             relative = osp.relpath(path)
             if not relative.startswith(os.pardir):
-                shown[key] = relative
+                return relative
+        return path
+    shown = dict(settings)
+    for key in ('configs', 'eval_data', 'work_dir', 'data_root'):
+        shown[key] = portable(shown[key])
+    shown['reused_runs'] = {name: portable(path) for name, path
+                            in shown['reused_runs'].items()}
     return shown
 
 
@@ -297,17 +302,26 @@ def parse_args(argv=None):
     mode.add_argument('--long-curve', action='store_true',
                       help='the training-length study at 150 epochs: ' +
                       ', '.join(f'{k}={v}' for k, v in LONG_CURVE.items()))
+    mode.add_argument('--largest-orderings', action='store_true',
+                      help="the paper's two largest orderings at 150 "
+                      'epochs, declared before their runs (random over '
+                      'raster, transformer-skip over two-stream, linear '
+                      'probe): ' + ', '.join(
+                          f'{k}={v}' for k, v in LARGEST.items()
+                          if k not in ('plan', 'design')))
     mode.add_argument('--gpu-study', action='store_true',
                       help='the curve on all images, for one H100 in about '
                       '15 minutes (an estimate): ' + ', '.join(
                           f'{k}={v}' for k, v in GPU_STUDY.items()))
-    parser.set_defaults(design=None)  # a preset's (StudySettings.design)
+    # A preset's (StudySettings' design, plan and reused_runs).
+    parser.set_defaults(design=None, plan=None, reused_runs=None)
     args = parser.parse_args(argv)
     if args.from_json and not args.report_only:
         parser.error('argument --from-json: rewrites a report; give '
                      '--report-only with it')
     preset = QUICK if args.quick else CURVE if args.curve else \
         LONG_CURVE if args.long_curve else \
+        LARGEST if args.largest_orderings else \
         GPU_STUDY if args.gpu_study else {}
     asked_precision = args.cpu_precision
     for key, value in preset.items():
@@ -343,7 +357,8 @@ def main(argv=None):
             'variants', 'seeds', 'epochs', 'eval_epochs', 'readouts',
             'train_images', 'test_images', 'probe_images', 'probe_epochs',
             'probe_seeds', 'data_root', 'work_dir', 'device', 'quick',
-            'report_only', 'cpu_precision', 'design')
+            'report_only', 'cpu_precision', 'design', 'plan',
+            'reused_runs')
             if getattr(args, k) is not None})
     result = run_study(settings, log=lambda line: print(line, flush=True))
     print('\n' + markdown(result))

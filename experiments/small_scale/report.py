@@ -59,7 +59,8 @@ def markdown(result):
               "; 'random' is the untrained encoder.", '']
     epochs = [int(e) for e in result['summary']]
     last = result['summary'][str(epochs[-1])]
-    lines += _design(result['design'], epochs[-1])
+    lines += _design(result['design'], epochs[-1],
+                     settings.get('reused_runs', {}))
     for readout in readouts:
         lines += [f'#### Paper orderings, {readout_title(readout)}: gap ± '
                   'standard error (points), two-sided p', '',
@@ -84,13 +85,21 @@ def markdown(result):
     return '\n'.join(lines + _runs(result, epochs[-1]))
 
 
-def _design(design, final):
+def _design(design, final, reused_runs):
     """What the study fixed before its runs, and how its verdicts are
-    drawn from it."""
+    drawn from it; which variants' runs another study made
+    (``reused_runs``: {variant: its work dir})."""
     families = '; '.join(f"{name} ({f['size']} gaps)"
                          for name, f in design['families'].items())
     looks = '; '.join(f'seeds {_seeds(look)}' for look in design['looks'])
-    return ['#### Design', '',
+    declared = [design['declared'], ''] if design.get('declared') else []
+    reused = {}
+    for name, folder in reused_runs.items():
+        reused.setdefault(folder, []).append(name)
+    declared += [f"The runs of {', '.join(names)} are those recorded in "
+                 f'{folder}, with the same settings and seeds.'
+                 for folder, names in reused.items()]
+    return ['#### Design', '', *declared, *([''] if reused else []),
             f"Planned seeds {_seeds(design['seeds'])}"
             + (f'; added after the runs, one further look each: {looks}'
                if looks else '; none added') + '.',

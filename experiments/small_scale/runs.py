@@ -8,6 +8,7 @@ import os.path as osp
 import time
 
 from randsac_mm.apis import build_model
+from randsac_mm.cli.errors import UserError
 from randsac_mm.engine.schedule_length import set_epochs
 
 from ..records import (
@@ -71,7 +72,11 @@ def checkpoint_name(epoch):
 
 
 def run_dir(name, seed, settings):
-    return osp.join(settings.work_dir, 'runs', f'{name}_seed{seed}')
+    """The folder of one run: under the work dir of the study whose runs
+    of ``name`` are reused (``settings.reused_runs``), else under this
+    study's."""
+    work_dir = settings.reused_runs.get(name, settings.work_dir)
+    return osp.join(work_dir, 'runs', f'{name}_seed{seed}')
 
 
 def run_folders(settings):
@@ -259,6 +264,14 @@ def run_one(name, seed, settings, loaders):
         list[dict]: one record per read-out epoch.
     """
     recorded = run_is_recorded(name, seed, settings)
+    if name in settings.reused_runs and not (recorded or
+                                             settings.report_only):
+        # Another study's folder: this one neither trains nor reads out
+        # there, so that folder's records stay that study's.
+        raise UserError(
+            f'{name} seed {seed}: its runs are reused from '
+            f'{settings.reused_runs[name]}, which does not record this run '
+            'with these settings; run it in that study first')
     if settings.plan.variants[name][0] is None:
         if settings.report_only and not recorded:
             return []

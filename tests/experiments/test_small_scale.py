@@ -18,6 +18,7 @@ from experiments import small_scale as study
 from experiments.small_scale import cli as study_cli
 from experiments.small_scale import runs as study_runs
 from randsac_mm.analysis.paper import find_model, paper_figure
+from randsac_mm.cli.errors import UserError
 
 from ..conftest import REPO_ROOT, run_tool
 from ..data_factory import write_mnist
@@ -344,6 +345,66 @@ def test_the_long_curve_preset_reads_150_epoch_runs_out_over_probe_seeds():
         'paper orderings': 18, 'pretraining helps': 3}
     assert ('random', 'square-m2', 'knn') in \
         design.families['pretraining helps']
+
+
+def test_the_largest_orderings_preset_declares_two_linear_gaps_at_150():
+    """The confirmatory study of the paper's two largest orderings: the
+    150-epoch study's settings, one family of two linear-probe gaps over
+    seeds 0-2, the partners' runs read from the 150-epoch study."""
+    args = tool_args('--largest-orderings')
+    long = tool_args('--long-curve')
+    for key in ('epochs', 'eval_epochs', 'readouts', 'probe_seeds',
+                'cpu_precision', 'device'):
+        assert getattr(args, key) == getattr(long, key), key
+    assert args.seeds == [0, 1, 2]
+    assert args.variants == ['random', 'patch-raster', 'patch-random',
+                             'two-stream', 'transformer-skip']
+    design = args.design
+    assert (design.seeds, design.looks) == ((0, 1, 2), ())
+    assert design.families == {'largest orderings': (
+        ('patch-raster', 'patch-random', 'linear'),
+        ('two-stream', 'transformer-skip', 'linear'))}
+    assert [(w, b) for w, b, _ in args.plan.orderings] == [
+        ('patch-raster', 'patch-random'), ('two-stream', 'transformer-skip')]
+    assert {name: osp.relpath(path, REPO_ROOT) for name, path in
+            args.reused_runs.items()} == {
+        name: osp.join('docs', 'benchmarks', 'small_scale_curve150')
+        for name in ('random', 'patch-random', 'transformer-skip')}
+
+
+def test_reused_runs_are_read_from_their_study_and_never_trained(tmp_path):
+    """A variant of ``reused_runs`` is read from the other study's records;
+    one that study has not recorded is refused, not trained into its
+    folder; the report names where those runs come from."""
+    largest = dict(study_cli.LARGEST, configs=CONFIGS, eval_data=EVAL_DATA,
+                   work_dir=str(tmp_path / 'largest'))
+    reported = study.run_study(study.StudySettings(
+        **dict(largest, report_only=True)), log=lambda line: None)
+    assert {r['variant'] for r in reported['records']} == {
+        'random', 'patch-random', 'transformer-skip'}
+    with open(osp.join(REPO_ROOT, 'docs', 'benchmarks',
+                       'small_scale_curve150', 'runs',
+                       'transformer-skip_seed2', 'eval_epoch150.json')) as f:
+        recorded = json.load(f)['linear']
+    assert [r['linear'] for r in reported['records']
+            if (r['variant'], r['seed'], r['epoch']) ==
+            ('transformer-skip', 2, 150)] == [recorded]
+    assert reported['settings']['reused_runs']['patch-random'] == \
+        osp.relpath(osp.join(REPO_ROOT, 'docs', 'benchmarks',
+                             'small_scale_curve150'))
+    from experiments.small_scale.report import markdown
+    assert 'The runs of random, patch-random, transformer-skip are those ' \
+        'recorded in ' in markdown(reported)
+    empty = tmp_path / 'elsewhere'
+    (empty / 'runs').mkdir(parents=True)
+    settings = study.StudySettings(**dict(
+        largest, variants=['patch-random'], seeds=[0],
+        reused_runs={'patch-random': str(empty)}))
+    with pytest.raises(UserError, match=r'patch-random seed 0: its runs are '
+                       r'reused from .*elsewhere, which does not record '
+                       r'this run'):
+        study.run_one('patch-random', 0, settings, loaders=None)
+    assert os.listdir(empty / 'runs') == []
 
 
 def test_the_curve_declares_seeds_3_and_4_a_further_look():
@@ -680,6 +741,8 @@ def test_a_variant_lacking_seeds_is_paired_on_the_seeds_both_have():
     (dict(probe_seeds=[]), 'probe_seeds: give at least one seed'),
     (dict(cpu_precision='auto'), r"cpu_precision must be one of "
      r"\('bfloat16', 'float32'\) or None, got 'auto'"),
+    (dict(reused_runs={'blob-k99': 'x'}),
+     r"reused_runs: unknown variants \['blob-k99'\]"),
     (dict(cpu_precision='float32', device='cuda'),
      "cpu_precision applies to CPU runs; device 'cuda' pretrains in bf16"),
 ])
@@ -738,7 +801,7 @@ def test_committed_study_results_have_the_schema_run_study_writes(
     # The design is the report's own key, not a setting.
     names = {f.name for f in fields(study.StudySettings)} - {'design'}
     later = {'device', 'probe_images', 'plan', 'compile', 'workers',
-             'probe_seeds', 'cpu_precision'}
+             'probe_seeds', 'cpu_precision', 'reused_runs'}
     assert names - later <= set(settings) <= names
     readouts, epochs = settings['readouts'], settings['eval_epochs']
     for record in result['records']:
