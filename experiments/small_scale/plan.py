@@ -222,7 +222,12 @@ LARGEST = dict(
                  for name in ('random', 'patch-random', 'transformer-skip')},
     design=StudyDesign(seeds=(0, 1, 2), families={'largest orderings': (
         ('patch-raster', 'patch-random', 'linear'),
-        ('two-stream', 'transformer-skip', 'linear'))}),
+        ('two-stream', 'transformer-skip', 'linear'))},
+        declared='Declared in code at commit 20dc78d, before the first run '
+        'of patch-raster or two-stream. The runs of patch-random, '
+        'transformer-skip and the untrained encoder were made earlier, '
+        'for the 150-epoch study: their figures were known when the '
+        'design was fixed.'),
     work_dir='work_dirs/small_scale_largest150')
 
 

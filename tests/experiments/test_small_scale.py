@@ -364,6 +364,7 @@ def test_the_largest_orderings_preset_declares_two_linear_gaps_at_150():
     assert design.families == {'largest orderings': (
         ('patch-raster', 'patch-random', 'linear'),
         ('two-stream', 'transformer-skip', 'linear'))}
+    assert 'commit 20dc78d, before the first run' in design.declared
     assert [(w, b) for w, b, _ in args.plan.orderings] == [
         ('patch-raster', 'patch-random'), ('two-stream', 'transformer-skip')]
     assert {name: osp.relpath(path, REPO_ROOT) for name, path in
