@@ -11,7 +11,8 @@ the CPU:
 2. evaluate its frozen encoder and a randomly initialised encoder of the
    same shape on the 1000 held-out digits: the paper's linear probe
    (BatchNorm and a linear layer on the averaged tokens) and a k-NN
-   (k=20); print both and the margin;
+   (k=20); print both, the margin, and the same readouts of the digits'
+   raw pixels for reference;
 3. write loss_curve.png, reconstruction.png (original, serialization,
    prediction of held-out digits), segments.gif (a prediction revealed
    segment by segment) and results.json to --work-dir.
@@ -77,8 +78,9 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
             ``randsac_mm.evaluation.evaluate_frozen``.
 
     Returns:
-        dict: losses, the readouts of both encoders, and each readout's
-        margin (``<readout>_margin``).
+        dict: losses, the readouts of both encoders and of the raw pixels
+        (``pixels``: those of ``readouts`` that read pixels), and each
+        readout's margin over the random encoder (``<readout>_margin``).
     """
     from mmengine.config import Config
 
@@ -89,7 +91,9 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     from randsac_mm.evaluation import (
         accuracy_readouts,
         evaluate_frozen,
+        evaluate_pixels,
         labelled_loaders,
+        pixel_readouts,
         quiet_mmengine_info,
     )
     from randsac_mm.evaluation.progress import with_prefix
@@ -111,7 +115,8 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     losses = loss_curve(runner.log_dir,
                         osp.join(work_dir, 'loss_curve.png'))
     pictures(runner.model, cfg, work_dir, seed, num_pictures)
-    log('[demo 2/3] evaluating the pretrained and a random encoder')
+    log('[demo 2/3] evaluating the pretrained and a random encoder, and the '
+        'raw pixels')
     loaders = labelled_loaders(eval_data_config)
     pretrained = evaluate_frozen(
         runner.model, *loaders, seed=seed, readouts=readouts,
@@ -121,10 +126,15 @@ def run_demo(pretrain_config, eval_data_config, work_dir, seed=0,
     random_init = evaluate_frozen(
         random_model, *loaders, seed=seed, readouts=readouts,
         progress=with_prefix(progress, 'random encoder: '))
+    pixels = evaluate_pixels(
+        *loaders, seed=seed,
+        readouts=tuple(r for r in readouts if r in pixel_readouts()),
+        progress=with_prefix(progress, 'raw pixels: '))
     results = dict(
         precision=runner.optim_wrapper.decided[1].name,
         pretrain_epochs=epochs, seed=seed, first_loss=losses[0],
         final_loss=losses[-1], pretrained=pretrained, random=random_init,
+        pixels=pixels,
         checkpoint=osp.join(cfg.work_dir, f'epoch_{epochs}.pth'),
         minutes=(time.time() - start) / 60)
     for readout in accuracy_readouts():
@@ -286,6 +296,8 @@ def main(argv=None):
         row('pretrained', [f"{r['pretrained'][p]:6.2f}%" for p in shown]),
         row('random encoder', [f"{r['random'][p]:6.2f}%" for p in shown]),
         row('margin', [f"{r[p + '_margin']:+6.2f}" for p in shown]),
+        row('raw pixels', [f"{r['pixels'][p]:6.2f}%" if p in r['pixels']
+                           else '     -' for p in shown]),
         f'  written          {args.work_dir}/loss_curve.png, '
         'reconstruction.png,',
         '                   segments.gif, results.json']))

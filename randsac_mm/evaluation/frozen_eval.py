@@ -5,7 +5,7 @@ from .probe_seeds import check_probe_seeds, mean_over_probe_seeds
 from .progress import progress_reporter, with_prefix
 from .readout_runner import read_out
 
-__all__ = ['evaluate_frozen']
+__all__ = ['evaluate_frozen', 'read_out_over_seeds']
 
 
 def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
@@ -57,7 +57,23 @@ def evaluate_frozen(model, train_loader, test_loader, k=20, temperature=0.07,
         extract_readout_features(model, train_loader, test_loader, readouts,
                                  progress=report, precision=precision),
         probe_device)
-    options = dict(k=k, temperature=temperature, probe_epochs=probe_epochs)
+    return read_out_over_seeds(features, readouts, seed, probe_seeds, report,
+                               k=k, temperature=temperature,
+                               probe_epochs=probe_epochs)
+
+
+def read_out_over_seeds(features, readouts, seed, probe_seeds, progress,
+                        **options):
+    """:func:`read_out` of ``features`` once with ``seed``, or once per
+    probe seed and averaged (:func:`mean_over_probe_seeds`).
+
+    Args:
+        options: ``k``, ``temperature`` and ``probe_epochs`` of
+            :func:`read_out`.
+    """
+    if probe_seeds is not None:
+        check_probe_seeds(probe_seeds)
+    report = progress_reporter(progress)
     if probe_seeds is None:
         return read_out(features, readouts, seed=seed, progress=report,
                         **options)

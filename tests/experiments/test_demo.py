@@ -39,6 +39,13 @@ def test_one_epoch_demo_writes_every_figure_and_checks_the_margin(tmp_path):
     for value in (pretrained['linear'], pretrained['knn'],
                   random_init['linear'], random_init['knn']):
         assert f'{value:6.2f}%' in out.stdout
+    # The raw pixels' readouts, the reference line, on the held-out digits.
+    pixels = results['pixels']
+    assert pixels['feature_dim'] == 3 * 32 * 32
+    assert re.search(r'raw pixels +' + r' +'.join(
+        re.escape(f"{pixels[r]:6.2f}%") for r in ('linear', 'knn')),
+        out.stdout)
+    assert pixels['knn'] > 90  # the digits' pixels are a strong reference
     assert '[demo 1/3]' in out.stdout and 'Epoch(train)' in out.stdout
     assert out.stderr.strip().splitlines()[-1] == (
         'python -m experiments.demo: ' + margin_shortfall(results, 100))

@@ -176,6 +176,21 @@ ROWS = [
     in_process(
         'eval-no-checkpoint', [EVAL, PRETRAIN, '--data', DIGITS],
         r'eval_frozen\.py: error: give a CHECKPOINT or --random-init'),
+    in_process(
+        'eval-nothing-to-read', [EVAL, '--data', DIGITS],
+        r'eval_frozen\.py: error: give CONFIG \(and a CHECKPOINT or '
+        r'--random-init\), or --pixels$'),
+    in_process(
+        'eval-pixels-with-a-config', [EVAL, PRETRAIN, '--pixels', '--data',
+                                      DIGITS],
+        r'eval_frozen\.py: error: argument --pixels: reads no encoder; leave '
+        r'out CONFIG, CHECKPOINT and --random-init$'),
+    in_process(
+        'eval-pixels-attentive', [EVAL, '--pixels', '--data', DIGITS,
+                                  '--probe', 'linear', 'attentive'],
+        r"eval_frozen\.py: error: argument --probe: \['attentive'\] read an "
+        r"encoder's tokens or layers; with --pixels give some of "
+        r"\['linear', 'knn'\]$"),
     # eval_frozen.py: the results' file, checked before the work (3).
     in_process(
         'eval-out-under-a-file',

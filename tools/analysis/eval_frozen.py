@@ -16,6 +16,7 @@ augmentation), and loaders with or without
         [--probe linear knn attentive layers] [--k 20] [--temperature 0.07]
         [--probe-epochs 90] [--probe-seeds 0 1 2 3 4] [--out result.json]
     python tools/analysis/eval_frozen.py CONFIG --random-init --data ...
+    python tools/analysis/eval_frozen.py --pixels --data DATA_CONFIG
 
 It shows the progress of each step on stderr (features per batch, probes
 per epoch), prints the top-1 accuracies of the readouts asked for
@@ -28,6 +29,9 @@ extracted once: the accuracies are the means, and the JSON gives each
 seed's and the standard deviation (``probe_seed_sd``). ``--train-images``
 and ``--test-images`` take images spread evenly over each data set, so
 that a data set sorted by class (MNIST5k) keeps every class.
+``--pixels`` reads out the data's own pixels instead of an encoder: the
+raw-pixel reference line of a readout table
+(``randsac_mm.evaluation.evaluate_pixels``).
 """
 import os.path as osp
 
@@ -42,14 +46,18 @@ from randsac_mm.run.config_kinds import require_kind
 def parse_args(argv=None):
     from randsac_mm.evaluation.readout_registry import READOUTS, readout_title
     parser = ToolParser(description=__doc__)
-    parser.add_path('config', kind=CONFIG, help='the pretraining config the '
-                        'checkpoint was trained with (RandSAC, MAE)')
+    parser.add_path('config', kind=CONFIG, nargs='?',
+                    help='the pretraining config the checkpoint was trained '
+                    'with (RandSAC, MAE); leave out with --pixels')
     parser.add_path('checkpoint', kind=CHECKPOINT, nargs='?',
                         help='a checkpoint of that config (a .pth that '
                         'training wrote); leave out with --random-init')
     parser.add_argument('--random-init', action='store_true',
                         help='evaluate the config\'s model as initialised '
                         '(no checkpoint): the "no pretraining" baseline')
+    parser.add_argument('--pixels', action='store_true',
+                        help="read out the data's pixels, no encoder (no "
+                        'CONFIG): the raw-pixel reference')
     parser.add_path('--data', kind=CONFIG, required=True,
                         help='data config with labelled train_dataloader '
                         'and test_dataloader')
@@ -81,7 +89,9 @@ def parse_args(argv=None):
     parser.add_path('--out', kind=OUTPUT_FILE, default_from=default_out,
                     help='JSON to write (its folder is made); None: '
                     '<checkpoint>.frozen_eval.json, with --random-init '
-                    'work_dirs/<config name>/random_init.frozen_eval.json')
+                    'work_dirs/<config name>/random_init.frozen_eval.json, '
+                    'with --pixels work_dirs/pixels/<data name>.'
+                    'frozen_eval.json')
     add_debug_arg(parser)
     args = parser.parse_args(argv)
     if args.probe_seeds is not None:
@@ -90,7 +100,20 @@ def parse_args(argv=None):
             check_probe_seeds(args.probe_seeds, name='--probe-seeds')
         except ValueError as e:
             parser.error(str(e))
-    if (args.checkpoint is None) == (not args.random_init):
+    if args.pixels:
+        from randsac_mm.evaluation import pixel_readouts
+        if args.config or args.random_init:
+            parser.error('argument --pixels: reads no encoder; leave out '
+                         'CONFIG, CHECKPOINT and --random-init')
+        others = [r for r in args.probe if r not in pixel_readouts()]
+        if others:
+            parser.error(f'argument --probe: {others} read an encoder\'s '
+                         'tokens or layers; with --pixels give some of '
+                         f'{list(pixel_readouts())}')
+    elif args.config is None:
+        parser.error('give CONFIG (and a CHECKPOINT or --random-init), or '
+                     '--pixels')
+    elif (args.checkpoint is None) == (not args.random_init):
         parser.error('give a CHECKPOINT or --random-init (one of them)')
     return args
 
@@ -98,9 +121,14 @@ def parse_args(argv=None):
 def default_out(args):
     """Where the JSON goes without ``--out``: next to the checkpoint; for
     ``--random-init``, in the config's ``work_dirs`` folder (mmengine's
-    default work dir)."""
+    default work dir); for ``--pixels``, work_dirs/pixels/<data name>."""
     if args.checkpoint:
         return args.checkpoint + '.frozen_eval.json'
+    if args.pixels:
+        name = osp.splitext(osp.basename(args.data))[0]
+        return osp.join('work_dirs', 'pixels', f'{name}.frozen_eval.json')
+    if args.config is None:  # refused after (parse_args)
+        return None
     name = osp.splitext(osp.basename(args.config))[0]
     return osp.join('work_dirs', name, 'random_init.frozen_eval.json')
 
@@ -114,6 +142,7 @@ def main(argv=None):
         ProgressBars,
         accuracy_readouts,
         evaluate_frozen,
+        evaluate_pixels,
         labelled_loaders,
         load_weights,
         quiet_mmengine_info,
@@ -121,13 +150,16 @@ def main(argv=None):
     )
 
     # Everything a mistake can be in, checked before the work.
-    cfg = read_config(args.config)
-    trained_with = 'give the pretraining config the checkpoint was trained ' \
-        'with'
-    require_kind(cfg, ('pretraining', ), 'config', args.config, hint=dict(
-        data='give the pretraining config; the data config goes to --data',
-        classifier=trained_with, segmentation=trained_with,
-        detection=trained_with))
+    if not args.pixels:
+        cfg = read_config(args.config)
+        trained_with = 'give the pretraining config the checkpoint was ' \
+            'trained with'
+        require_kind(cfg, ('pretraining', ), 'config', args.config,
+                     hint=dict(data='give the pretraining config; the data '
+                               'config goes to --data',
+                               classifier=trained_with,
+                               segmentation=trained_with,
+                               detection=trained_with))
     loaders = labelled_loaders(
         read_config(args.data, '--data'), args.train_images,
         args.test_images, seed=args.seed, spread=True, unaugmented=True,
@@ -138,20 +170,23 @@ def main(argv=None):
         raise UserError(f'--k: {args.k} neighbours, but there are '
                         f'{train_count} training images; give --k at most '
                         f'{train_count}')
-    # The no-pretraining baseline is the model as initialised with --seed.
-    # Built without mmengine's line per parameter.
-    with quiet_mmengine_info():
-        model = build_model(cfg, seed=args.seed)
-        if args.checkpoint:
-            load_weights(model, args.checkpoint, 'checkpoint', args.config)
-
-    result = evaluate_frozen(model, *loaders, seed=args.seed,
-                             readouts=tuple(args.probe),
-                             probe_seeds=args.probe_seeds,
-                             k=args.k, temperature=args.temperature,
-                             probe_epochs=args.probe_epochs,
-                             progress=ProgressBars())
-    result.update(config=args.config, checkpoint=args.checkpoint,
+    options = dict(seed=args.seed, readouts=tuple(args.probe),
+                   probe_seeds=args.probe_seeds, k=args.k,
+                   temperature=args.temperature,
+                   probe_epochs=args.probe_epochs, progress=ProgressBars())
+    if args.pixels:
+        result = evaluate_pixels(*loaders, **options)
+    else:
+        # The no-pretraining baseline is the model as initialised with
+        # --seed. Built without mmengine's line per parameter.
+        with quiet_mmengine_info():
+            model = build_model(cfg, seed=args.seed)
+            if args.checkpoint:
+                load_weights(model, args.checkpoint, 'checkpoint',
+                             args.config)
+        result = evaluate_frozen(model, *loaders, **options)
+    result.update(pixels=args.pixels, config=args.config,
+                  checkpoint=args.checkpoint,
                   data=args.data, k=args.k, temperature=args.temperature,
                   probe_epochs=args.probe_epochs,
                   train_images=train_count,
