@@ -4,8 +4,9 @@ installs (``configs/metafile.yml``, in ``randsac_mm/.mim``: see
 
 The metafile is the one place the paper's figures are written (config
 headers cite the table and row by name). Each model there is one config;
-its ``Results`` are what the paper reports for that run, one entry per
-table row. For example, the linear probe of blob segments K=7 on CIFAR10
+its ``Paper Results`` are what the paper reports for that run, one entry
+per table row (mmpretrain's ``Results`` are left to figures measured by
+this code). For example, the linear probe of blob segments K=7 on CIFAR10
 (Table "Segment Coherence"), and the same figure for the small-scale
 variant that scales that row down::
 
@@ -28,7 +29,7 @@ import yaml
 
 from .. import installed_files
 
-__all__ = ['FINETUNE', 'FLOPS_TABLE', 'LINEAR', 'METAFILE',
+__all__ = ['FINETUNE', 'FLOPS_TABLE', 'LINEAR', 'METAFILE', 'PAPER_RESULTS',
            'PaperLookupError', 'find_model', 'load_metafile',
            'paper_architecture_flops', 'paper_figure', 'paper_flops',
            'paper_results']
@@ -39,6 +40,9 @@ LINEAR = 'Linear Probe Top 1 Accuracy'
 FINETUNE = 'Fine-tune Top 1 Accuracy'
 FLOPS_TABLE = 'FLOPs of Three Candidate Architectures'
 RESULT_KEYS = ('Task', 'Dataset', 'Metrics', 'Paper')
+# Where a model's paper figures are: not mmpretrain's ``Results``, which
+# mim and model zoos read as what the model itself measured.
+PAPER_RESULTS = 'Paper Results'
 
 _cache = {}
 
@@ -90,10 +94,10 @@ def _check(data, path):
         if model['Name'] in names:
             raise ValueError(f"{path}: two models named {model['Name']!r}")
         names.add(model['Name'])
-        results = model.get('Results') or []
+        results = model.get(PAPER_RESULTS) or []
         if not isinstance(results, list):
-            raise ValueError(f"{path}: {model['Name']}: Results must be a "
-                             'list or null')
+            raise ValueError(f"{path}: {model['Name']}: {PAPER_RESULTS} "
+                             'must be a list or null')
         for result in results:
             missing = [k for k in RESULT_KEYS if k not in result]
             paper = result.get('Paper') or {}
@@ -116,7 +120,7 @@ def _check(data, path):
 
 
 def _matching(model, paper):
-    return [r for r in model.get('Results') or []
+    return [r for r in model.get(PAPER_RESULTS) or []
             if r['Paper']['Table'] == paper.get('Table') and
             r['Paper']['Row'] == paper.get('Row')]
 
@@ -209,9 +213,9 @@ def paper_results(config, metafile=None):
     """
     model = find_model(config, metafile)
     models = load_metafile(metafile)['Models']
-    results = [_tagged(r, model) for r in model.get('Results') or []]
+    results = [_tagged(r, model) for r in model.get(PAPER_RESULTS) or []]
     for other in models:
-        results += [_tagged(r, other) for r in other.get('Results') or []
+        results += [_tagged(r, other) for r in other.get(PAPER_RESULTS) or []
                     if r.get('Pretrained') == model['Name']
                     and other is not model]
     scaled = model.get('Scales Down')
@@ -273,7 +277,7 @@ def paper_flops(metafile=None):
     """
     rows = {}
     for model in load_metafile(metafile)['Models']:
-        for result in model.get('Results') or []:
+        for result in model.get(PAPER_RESULTS) or []:
             if result['Paper']['Table'] != FLOPS_TABLE:
                 continue
             row = dict(config=model['Config'])

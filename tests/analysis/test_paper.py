@@ -15,6 +15,7 @@ from randsac_mm.analysis.paper import (
     FINETUNE,
     LINEAR,
     METAFILE,
+    PAPER_RESULTS,
     PaperLookupError,
     find_model,
     load_metafile,
@@ -166,7 +167,7 @@ def write_metafile(tmp_path, models):
 
 def model(name, results=None, **extra):
     return dict(Name=name, Config=f'configs/pretrain/{name}.py',
-                Results=results, **extra)
+                **{PAPER_RESULTS: results}, **extra)
 
 
 def result(lin, table='T', row='r'):
@@ -186,7 +187,7 @@ def test_an_explicit_metafile_is_read(tmp_path):
 
 
 @pytest.mark.parametrize('models, message', [
-    ([dict(Name='a', Results=None)], 'model 0 needs a Name and a Config'),
+    ([dict(Name='a')], 'model 0 needs a Name and a Config'),
     ([model('a'), model('a')], "two models named 'a'"),
     ([model('a', [dict(Task='x', Dataset='y', Metrics={},
                        Paper=dict(Table='T'))])], r"\['Paper.Row'\]"),

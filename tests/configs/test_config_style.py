@@ -41,6 +41,7 @@ import yaml
 from mmengine.config import Config
 from mmpretrain.models import VisionTransformer
 
+from randsac_mm.analysis.paper import PAPER_RESULTS
 from randsac_mm.segments.config import GRID_KEYS, LAYOUT_STEP
 
 from ..conftest import REPO_ROOT
@@ -435,7 +436,7 @@ def figures():
     """Every figure of the metafile, as the paper prints it or as a float."""
     out = set()
     for model in metafile()['Models']:
-        for result in model.get('Results') or []:
+        for result in model.get(PAPER_RESULTS) or []:
             out.update(result['Metrics'].values())
     return out
 
@@ -505,7 +506,7 @@ def test_config_header_cites_the_table_and_row_of_each_figure(model):
                 break
             lines.append(line.lstrip('# ').strip())
     header = ' '.join(lines)
-    cited = [r['Paper'] for r in model.get('Results') or []]
+    cited = [r['Paper'] for r in model.get(PAPER_RESULTS) or []]
     if 'Scales Down' in model:
         cited.append(model['Scales Down']['Paper'])
     for paper in cited:
