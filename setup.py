@@ -80,6 +80,8 @@ setup(
     'pretraining and transfer for OpenMMLab',
     long_description=open(osp.join(HERE, 'README.md')).read(),
     long_description_content_type='text/markdown',
+    license='Apache-2.0',
+    license_files=['LICENSE'],
     python_requires='>=3.11,<3.13',
     # datasets/meta holds data (class lists), no module: named here, since
     # find_packages skips a folder without __init__.py and setuptools warns

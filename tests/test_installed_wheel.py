@@ -70,6 +70,13 @@ def test_the_wheel_ships_configs_metafile_and_every_user_tool(installed):
     assert 'tools/train.py' in shipped and 'tools/misc/wheelhouse.py' in tools
     assert shipped == {t for t in tools if not t.startswith('tools/misc/')}
     assert not any(n.startswith(('experiments/', 'tests/')) for n in names)
+    # The license, declared and shipped.
+    wheel = zipfile.ZipFile(installed[3])
+    [license] = [n for n in names if n.endswith('.dist-info/licenses/LICENSE')]
+    assert 'Apache License' in wheel.read(license).decode()
+    [metadata] = [n for n in names if n.endswith('.dist-info/METADATA')]
+    assert 'License: Apache-2.0' in \
+        wheel.read(metadata).decode().splitlines()
 
 
 def test_the_installed_library_finds_its_model_index(installed):

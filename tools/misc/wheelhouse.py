@@ -93,8 +93,8 @@ PLATFORMS = tuple(f'manylinux_2_{minor}_x86_64' for minor in range(28, 16, -1)
 BINARY_FILE = 'binary-requirements.txt'
 # What setup.py reads to build randsac_mm's wheel: its requirements, the
 # package, and what it ships in the package's .mim (its MIM_ITEMS).
-SOURCES = ('setup.py', 'README.md', 'requirements', 'randsac_mm', 'configs',
-           'tools')
+SOURCES = ('setup.py', 'README.md', 'LICENSE', 'requirements', 'randsac_mm',
+           'configs', 'tools')
 PYTHON_VERSION = re.compile(r'3\.\d{1,2}')
 
 
