@@ -1,22 +1,20 @@
 #!/usr/bin/env bash
-# One GPU window: what a lent GPU node without network runs, in one command,
-# inside a time budget, from a copy of the checkout that may lack .git
-# (docs/performance.md, "A GPU window"). On a machine with network,
+# Installs and benchmarks a GPU node without network in one command, inside
+# a time limit, from a copy of the checkout that may lack .git
+# (docs/performance.md, "An offline GPU node"). On a machine with network,
 # `make gpu-window` makes what the node needs and prints this command with
 # the commit filled in:
 #
 #   RANDSAC_COMMIT=<commit> bash tools/misc/gpu_window.sh OUT [MINUTES [PART...]]
 #
 #   OUT       folder for what comes back (made if missing): window.log and
-#             each part's files, none in a subfolder; past 8 files (what a
-#             lent machine brings back), all but window.log in
-#             window_files.tar.gz
-#   MINUTES   the window's budget (default 9). A part runs under `timeout`
+#             each part's files, none in a subfolder; past 8 files, all but
+#             window.log in window_files.tar.gz
+#   MINUTES   the time limit (default 9). A part runs under `timeout`
 #             with what is left less the least times of the parts after it
 #             (so an early part cannot take a later one's time), and is
 #             skipped when that is below its own least time
-#   PART      in order (default: kernels fit; the first window ran
-#             acceptance speed, the second profile speed, then acceptance):
+#   PART      in order (default: kernels fit):
 #     profile     python -m experiments.benchmarks.step_profile of the main
 #                 config at batch 512, eager and then compiled:
 #                 step_profile.json and step_profile.md (ms/step, MFU, the
