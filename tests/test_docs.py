@@ -253,3 +253,150 @@ def test_the_section_check_sees_a_missing_section(tmp_path):
     assert missing_sections(str(source)) == [
         f'{osp.relpath(str(page), REPO_ROOT)}: ' + repr('gone'),
         'docs/install.md: ' + repr('Nowhere')]
+
+
+# What a reader reads first is short: README plus docs/ (issue 104's cap).
+MAX_WORDS = 20000
+MAX_PAGE_LINES = 300
+
+
+def test_the_docs_are_short_enough_to_read():
+    words = sum(len(open(page).read().split()) for page in PAGES)
+    assert words <= MAX_WORDS, words
+    long = {osp.relpath(p, REPO_ROOT): n for p in PAGES
+            if (n := len(open(p).read().splitlines())) > MAX_PAGE_LINES}
+    assert long == {}
+
+
+# How our own measurements were scheduled, or what we aim for, is not a
+# user's business: words that only such text uses.
+SCHEDULING = re.compile(r'\blent\b|\bborrowed\b|device (?:time|minutes)|'
+                        r'\bthe goal\b|\bour goal\b|\bwe aim\b|\baim(?:s|ed)? '
+                        r'(?:at|for)\b|MiB a command|\bthe next visit\b|'
+                        r'\bwindow [1-9]\b', re.I)
+
+
+@pytest.mark.parametrize('page', PAGES,
+                         ids=lambda p: osp.relpath(p, REPO_ROOT))
+def test_no_page_speaks_of_how_our_work_was_scheduled(page):
+    assert SCHEDULING.findall(open(page).read()) == []
+
+
+# The committed reports whose gaps carry a p-value: the small-scale
+# studies' orderings and the transfer study's comparisons.
+STUDY_REPORTS = sorted(glob(osp.join(REPO_ROOT, 'docs', 'benchmarks',
+                                     '**', 'study.json'), recursive=True)) + \
+    [osp.join(REPO_ROOT, 'docs', 'benchmarks', 'small_scale_study.json')]
+TRANSFER_REPORTS = [osp.join(REPO_ROOT, 'docs', 'benchmarks', name) for name
+                    in ('transfer_curve.json', 'transfer_curve_float32.json')]
+
+
+def reported_gaps():
+    """Every gap of the committed reports: dict(gap, se, p, p_holm,
+    verdict, readout, final, where), where ``gap`` > 0 is the paper's
+    direction and ``final`` says whether it is at the study's length."""
+    import json
+    found = []
+    for path in STUDY_REPORTS:
+        with open(path) as f:
+            report = json.load(f)
+        final = report['settings']['eval_epochs'][-1] if \
+            report['settings'].get('eval_epochs') else None
+        for ordering in report['orderings']:
+            for readout, r in ordering['readouts'].items():
+                last = max(p['epoch'] for p in r['by_epoch'])
+                for point in r['by_epoch']:
+                    at_final = point['epoch'] == (final or last)
+                    found.append(dict(
+                        point, readout=readout, final=at_final,
+                        verdict=r['verdict'] if at_final else 'exploratory',
+                        where=f"{osp.relpath(path, REPO_ROOT)} "
+                        f"{ordering['worse']} < {ordering['better']} "
+                        f"{readout} {point['epoch']}"))
+    for path in TRANSFER_REPORTS:
+        with open(path) as f:
+            report = json.load(f)
+        for point in report['points']:
+            gap = point['gain_over_random']
+            if gap is not None:
+                found.append(dict(gap, readout=point['metric'], final=True,
+                                  verdict=point['verdict'] or 'exploratory',
+                                  where=f"{osp.relpath(path, REPO_ROOT)} "
+                                  f"{point['init']} {point['epochs']}"))
+        for point in report['randsac_vs_mae']:
+            found.append(dict(point, readout=point['metric'], final=True,
+                              where=f"{osp.relpath(path, REPO_ROOT)} MAE "
+                              f"{point['init']} {point['epochs']}"))
+    return found
+
+
+def gap_text(gap):
+    """A gap as the docs write it: '+0.41 ± 0.38'."""
+    return f"{gap['gap']:+.2f} ± {gap['se']:.2f}"
+
+
+def decided(verdict):
+    """Whether a report's verdict decides its gap (the rule's words:
+    'holds', 'reversed', 'above random init', ...; not 'undecided ...',
+    'exploratory' or too few seeds)."""
+    return not verdict.startswith(('undecided', 'exploratory')) and \
+        'no verdict' not in verdict
+
+
+def test_every_result_against_the_paper_is_in_the_readme():
+    """A gap of any committed report against the paper with p < 0.05
+    before correction, in any readout at any length, is listed."""
+    readme = open(PAGES[0]).read()
+    against = [g for g in reported_gaps()
+               if g['p'] is not None and g['p'] < 0.05 and g['gap'] < 0]
+    assert len(against) >= 5
+    missing = [g['where'] for g in against if gap_text(g) not in readme]
+    assert missing == []
+
+
+def readme_result_rows():
+    """The rows of the README's results table: {gap text: verdict}."""
+    section = open(PAGES[0]).read().split('\n## Results of this code\n')[1]
+    rows = {}
+    for line in section.split('\n\n**')[0].splitlines():
+        cells = [c.strip() for c in line.strip('|').split('|')]
+        match = re.fullmatch(r'([+-]\d+\.\d\d ± \d+\.\d\d)', cells[3]) \
+            if len(cells) == 7 else None
+        if match:
+            rows[match.group(1)] = cells[6]
+    return rows
+
+
+def test_the_readme_s_results_are_the_linear_probe_with_their_verdicts():
+    """Every classification row shows the linear probe at its study's full
+    length, and says decided exactly where its report decides it."""
+    rows = readme_result_rows()
+    assert len(rows) >= 12
+    gaps = reported_gaps()
+    for text, verdict in rows.items():
+        matches = [g for g in gaps if gap_text(g) == text and g['final']]
+        assert matches, text
+        classification = [g for g in matches if g['readout'] in
+                          ('linear', 'knn', 'attentive')]
+        assert all(g['readout'] == 'linear' for g in classification), text
+        assert verdict.startswith('decided') == decided(matches[0]['verdict']), \
+            (text, verdict, matches[0]['verdict'])
+
+
+def test_no_page_calls_decided_a_gap_its_report_leaves_undecided():
+    """A line that shows a reported gap and says it is decided (not
+    undecided) shows one its report decides."""
+    undecided = {gap_text(g) for g in reported_gaps()
+                 if not decided(g['verdict'])}
+    wrong = []
+    for page in PAGES:
+        for line in open(page):
+            said = re.sub(r'\bundecided\b', '', line)
+            if not re.search(r'\bdecided\b', said):
+                continue
+            shown = set(re.findall(r'[+-]\d+\.\d\d ± \d+\.\d\d', line))
+            # A decided gap and an undecided one may share a line only
+            # where the line names both (a further look beside its gap).
+            if shown and shown <= undecided:
+                wrong.append(f'{osp.relpath(page, REPO_ROOT)}: {line.strip()}')
+    assert wrong == []

@@ -29,6 +29,8 @@ def test_one_epoch_demo_writes_every_figure_and_checks_the_margin(tmp_path):
     results = json.loads((tmp_path / 'results.json').read_text())
     pretrained, random_init = results['pretrained'], results['random']
     assert results['pretrain_epochs'] == 1
+    # The CPU it ran on: its bf16 kernels move the figures.
+    assert {'cpu', 'cpu_bf16', 'torch'} <= set(results['machine'])
     # The precision it ran in, said in the summary: the suite's float32.
     assert results['precision'] == 'float32'
     assert re.search(r'RandSAC demo on MNIST5k \([\d.]+ min on the CPU, '
