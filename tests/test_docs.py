@@ -379,8 +379,9 @@ def test_the_readme_s_results_are_the_linear_probe_with_their_verdicts():
         classification = [g for g in matches if g['readout'] in
                           ('linear', 'knn', 'attentive')]
         assert all(g['readout'] == 'linear' for g in classification), text
-        assert verdict.startswith('decided') == decided(matches[0]['verdict']), \
-            (text, verdict, matches[0]['verdict'])
+        report = matches[0]['verdict']
+        assert verdict.startswith('decided') == decided(report), \
+            (text, verdict, report)
 
 
 def test_no_page_calls_decided_a_gap_its_report_leaves_undecided():
