@@ -27,9 +27,9 @@
 #                            package (about 30 MB; apt-get download, no
 #                            root), to carry to a GPU node without network
 #                            (docs/paper_scale.md)
-#   make gpu-window          wheelhouse and fashion-mnist, then the carry
-#                            list and the one command of a GPU window
-#                            (tools/misc/gpu_window.sh) for this commit
+#   make gpu-window          wheelhouse and fashion-mnist, then what to copy
+#                            to a GPU node without network and the one
+#                            command it runs (tools/misc/gpu_window.sh)
 #
 # Variables a user may set:
 #   PYTHON=python3.11   interpreter that creates .venv
@@ -39,7 +39,7 @@
 #                       where no GPU is visible), e.g. 9.0
 #   NODE_PYTHON=python3.12, NODE_TORCH=2.11.0, NODE_ARCH=9.0
 #                       make node-mmcv: the GPU node's Python, torch and
-#                       GPU arch (the windows' H100 and H200 nodes)
+#                       GPU arch (defaults: an H100 or H200 node)
 #   TEST_WORKERS=N      pytest processes of make test (default: the cores,
 #                       at most 4; each worker holds about 2.5 GB)
 
@@ -187,7 +187,7 @@ wheelhouse: install
 	$(PY) tools/misc/wheelhouse.py --out wheelhouse
 
 # The transfers' packages (mmseg, mmdet and what they need) for the node's
-# Python only: a window carries them beside mmcv with CUDA ops.
+# Python only: the node installs them beside mmcv with CUDA ops.
 wheelhouse-downstream: install
 	@version=$(NODE_PY_VERSION); [ -n "$$version" ] || \
 	  { echo "make wheelhouse-downstream: NODE_PYTHON=$(NODE_PYTHON) does not run: name the node's Python, e.g. NODE_PYTHON=python3.12"; exit 2; }; \
@@ -207,11 +207,11 @@ fashion-mnist:
 
 # What a GPU node without network needs for tools/misc/gpu_window.sh, and
 # the command, with the commit of this tree (the node's copy has no .git).
-# PARTS: the window's parts; what they need is made and carried:
+# PARTS: the parts the node runs; what they need is made and carried:
 # Fashion-MNIST for speed, fit and study, mmcv with CUDA ops for the node's
 # Python and torch (make node-mmcv) with mmseg's and mmdet's wheels (make
 # wheelhouse-downstream) for ops and transfer, which carry the node's
-# Python's wheelhouse alone (the carry's 64 MiB).
+# Python's wheelhouse alone (to keep the copy small).
 PARTS ?= kernels fit
 WINDOW_NEEDS := wheelhouse $(if $(filter speed fit study,$(PARTS)),fashion-mnist) \
 	$(if $(filter ops transfer,$(PARTS)),node-mmcv wheelhouse-downstream)
@@ -224,7 +224,7 @@ gpu-window: $(WINDOW_NEEDS)
 	  $(if $(filter speed fit study,$(PARTS)),$(FMNIST)))" && \
 	tree=$$(git ls-files -z | du -cb --files0-from=- | tail -n 1 | cut -f1) && \
 	bytes=$$(du -cbL $$carry | tail -n 1 | cut -f1) && \
-	echo "carry: $$carry ($$(( (bytes + tree) / 1048576 )) MiB with the tree; a window carries 64 MiB at most)" && \
+	echo "carry: $$carry ($$(( (bytes + tree) / 1048576 )) MiB with the tree)" && \
 	echo "command: RANDSAC_COMMIT=$$commit bash tools/misc/gpu_window.sh \$$OUT 9 $(PARTS)"
 
 clean:
