@@ -9,6 +9,12 @@ that names the holder. The kernel releases a lock when its process dies,
 however it dies: a lock file left by a killed run is taken over, and said.
 Under DDP only rank 0 holds it (every rank writes into the same folder).
 
+The file stays in the folder, emptied when its run ends. Removing it would
+let two runs hold it at once: one that opened the file just before the
+removal locks the removed file, while the next run locks a new one. So the
+file is never removed, and a run that locked a file its path no longer
+names (removed by hand) locks the path's file again.
+
 Linux and macOS (``fcntl``); on a network file system ``flock`` works
 where the file system supports it (NFS v4 does).
 """
@@ -59,26 +65,38 @@ def _acquire(work_dir, argument):
     """
     os.makedirs(work_dir, exist_ok=True)
     path = osp.join(work_dir, LOCK_NAME)
-    f = open(path, 'a+')
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = _holder_of(path)
-        f.close()
-        raise UserError(
-            f'{argument}: {work_dir} is in use by another run, '
-            f'{_described(holder)}: two runs in one folder would write over '
-            "each other's checkpoints; wait for it to end, or give another "
-            f'{argument}') from None
+    while True:
+        f = open(path, 'a+')
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder_of(path)
+            f.close()
+            raise UserError(
+                f'{argument}: {work_dir} is in use by another run, '
+                f'{_described(holder)}: two runs in one folder would write '
+                "over each other's checkpoints; wait for it to end, or give "
+                f'another {argument}') from None
+        if _names(path, f):
+            break
+        f.close()  # the path names another file now: lock that one
     f.seek(0)
     previous = f.read().strip()
     return f, previous and _holder_of(path)
 
 
+def _names(path, f):
+    """Whether ``path`` still names the open file ``f``."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(f.fileno()))
+    except FileNotFoundError:
+        return False
+
+
 @contextlib.contextmanager
 def hold_work_dir(work_dir, argument='--work-dir', log=print):
     """Holds ``work_dir``'s lock while the block runs (the run), then
-    removes it.
+    empties the lock file and releases it (the file stays).
 
     Args:
         work_dir (str): the run's folder (made if missing).
@@ -105,9 +123,11 @@ def hold_work_dir(work_dir, argument='--work-dir', log=print):
         f.flush()
         yield path
     finally:
-        # Removed while still held: a run waiting on it finds no holder.
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(path)
+        # Emptied while still held: the next run finds no holder to name,
+        # where a killed run leaves its own.
+        f.seek(0)
+        f.truncate()
+        f.flush()
         f.close()
 
 
