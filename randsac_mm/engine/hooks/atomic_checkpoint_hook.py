@@ -2,7 +2,6 @@
 import glob
 import os
 import os.path as osp
-from collections import deque
 
 from mmengine.dist import is_main_process
 from mmengine.hooks import CheckpointHook
@@ -16,8 +15,10 @@ from ...checkpoint.atomic_local_backend import (
 
 __all__ = ['AtomicCheckpointHook']
 
-# The message hub's key for the checkpoints a save removes once it is
-# written (a checkpoint names those it supersedes).
+# The message hub's keys for the steps whose checkpoints are kept (the
+# name mmengine's own hook keeps them under) and for those a save removes
+# once it is written (a checkpoint names those it supersedes).
+_KEPT = 'keep_ckpt_ids'
 _SUPERSEDED = 'superseded_ckpt_ids'
 
 
@@ -27,41 +28,118 @@ class AtomicCheckpointHook(CheckpointHook):
 
     mmengine removes the oldest kept checkpoint *before* it writes the new
     one, so with ``max_keep_ckpts=1`` a kill while saving leaves no
-    checkpoint at all, and ``last_checkpoint`` naming a deleted file. Here
-    each save:
+    checkpoint at all, and ``last_checkpoint`` naming a deleted file. This
+    hook lets mmengine's hook save and keep every file (it is given
+    ``max_keep_ckpts=-1``), and around each of its saves:
 
-    1. writes the new checkpoint whole (a temporary file renamed over it:
-       the ``atomic_local`` backend, this hook's default);
-    2. points ``last_checkpoint`` at it, also atomically;
-    3. only then removes the checkpoints beyond ``max_keep_ckpts``.
+    1. the new checkpoint is written whole (a temporary file renamed over
+       it: the ``atomic_local`` backend, this hook's default);
+    2. ``last_checkpoint`` is pointed at it again, atomically (mmengine
+       writes it in place; ``--resume`` does not trust it anyway:
+       ``randsac_mm.checkpoint.latest``);
+    3. only then are the checkpoints beyond ``max_keep_ckpts`` removed.
 
     A kill at any moment leaves the previous checkpoint, or the new one, or
-    both, whole; ``--resume`` picks by what each holds
-    (``randsac_mm.checkpoint.latest``). When the next run in the folder
-    starts, it removes what the kill left, and says so: a hidden
-    ``.<name>.*.tmp`` of step 1, and, resumed from the new checkpoint, the
-    old ones step 3 did not reach (the new checkpoint names them).
+    both, whole; ``--resume`` picks by what each holds. When the next run
+    in the folder starts, it removes what the kill left, and says so: a
+    hidden ``.<name>.*.tmp`` of step 1, and, resumed from the new
+    checkpoint, the old ones step 3 did not reach (the new checkpoint names
+    them: the kept steps are in the message hub before it is written).
     ``max_keep_ckpts`` counts as in mmengine; only its moment changes.
-    Registered in mmengine's root registry: the mmpretrain, mmseg and mmdet
-    scopes all find it.
+    Only mmengine's public hook methods, attributes and message-hub keys
+    are used (``last_ckpt``, ``keep_ckpt_ids``). Registered in mmengine's
+    root registry: the mmpretrain, mmseg and mmdet scopes all find it.
 
     Args:
+        max_keep_ckpts (int): the latest so many checkpoints are kept;
+            <= 0: all.
         backend_args (dict | None): mmengine's file backend arguments;
             None: ``dict(backend='atomic_local')``.
         The other arguments are ``CheckpointHook``'s.
     """
 
-    def __init__(self, *args, backend_args=None, **kwargs):
+    def __init__(self, *args, max_keep_ckpts=-1, backend_args=None,
+                 **kwargs):
         super().__init__(
-            *args, backend_args=backend_args or dict(backend=ATOMIC_LOCAL),
+            *args, max_keep_ckpts=-1,
+            backend_args=backend_args or dict(backend=ATOMIC_LOCAL),
             **kwargs)
+        self.checkpoints_kept = max_keep_ckpts
+        self.kept_steps = []
 
     def before_train(self, runner):
-        super().before_train(runner)  # sets out_dir
+        super().before_train(runner)  # sets out_dir and file_backend
+        # A resumed run keeps the files the checkpoint it resumed kept.
+        self.kept_steps = list(runner.message_hub.get_info(_KEPT, []))
         if is_main_process():
             self._remove_temporary_files(runner)
             self._remove(runner, runner.message_hub.get_info(
                 _SUPERSEDED, []), 'superseded by the checkpoint resumed from')
+
+    def after_train_epoch(self, runner):
+        self._around_save(runner, runner.epoch + 1,
+                          lambda: super(AtomicCheckpointHook,
+                                        self).after_train_epoch(runner))
+
+    def after_train_iter(self, runner, batch_idx, data_batch=None,
+                         outputs=None):
+        self._around_save(runner, runner.iter + 1,
+                          lambda: super(AtomicCheckpointHook,
+                                        self).after_train_iter(
+                              runner, batch_idx, data_batch, outputs))
+
+    def save_now(self, runner):
+        """Saves the iteration just ended (an iteration-based run stopped
+        between two of its checkpoints: ``PreemptionHook``), unless this
+        hook saved it already; returns the checkpoint's path."""
+        step = runner.iter + 1
+        name = self.filename_tmpl.format(step)
+        if self.last_ckpt and osp.basename(self.last_ckpt) == name:
+            return self.last_ckpt
+
+        def save():
+            self.last_ckpt = self.file_backend.join_path(self.out_dir, name)
+            runner.message_hub.update_info('last_ckpt', self.last_ckpt)
+            runner.save_checkpoint(
+                self.out_dir, name, save_optimizer=self.save_optimizer,
+                save_param_scheduler=self.save_param_scheduler,
+                by_epoch=False, backend_args=self.backend_args)
+        self._around_save(runner, step, save)
+        return self.last_ckpt
+
+    def _around_save(self, runner, step, save):
+        """Runs ``save`` (mmengine's decision whether to save at ``step``,
+        and the save), with the kept steps as they are once ``step`` is
+        saved in the message hub, so that the checkpoint holds them; then,
+        if it saved, points ``last_checkpoint`` at it and removes the
+        checkpoints it pushes out."""
+        hub = runner.message_hub
+        before = hub.get_info('last_ckpt')
+        kept, stale = self._kept_with(step)
+        hub.update_info(_KEPT, kept)
+        hub.update_info(_SUPERSEDED, stale)
+        save()
+        if hub.get_info('last_ckpt') == before:  # nothing saved
+            hub.update_info(_KEPT, self.kept_steps)
+            hub.update_info(_SUPERSEDED, [])
+            return
+        self.kept_steps = kept
+        # Sharded strategies gather on every rank; the files are rank 0's.
+        if is_main_process():
+            AtomicLocalBackend().put_text(
+                hub.get_info('last_ckpt'),
+                osp.join(runner.work_dir, 'last_checkpoint'))
+            self._remove(runner, stale)
+
+    def _kept_with(self, step):
+        """(the steps kept once ``step`` is saved, those it pushes out)."""
+        if self.kept_steps and self.kept_steps[-1] == step:
+            return self.kept_steps, []  # saved again (a new best score)
+        steps = self.kept_steps + [step]
+        if self.checkpoints_kept <= 0:
+            return steps, []
+        return (steps[-self.checkpoints_kept:],
+                steps[:-self.checkpoints_kept])
 
     def _remove_temporary_files(self, runner):
         """The temporary files a save killed mid-write left in the folders
@@ -96,39 +174,3 @@ class AtomicCheckpointHook(CheckpointHook):
         if removed and why:
             runner.logger.warning(f'removed {", ".join(removed)}: {why} '
                                   '(the run before was killed while saving)')
-
-    def _save_checkpoint_with_step(self, runner, step, meta):
-        stale = self._kept_after(runner, step)
-        filename = self.filename_tmpl.format(step)
-        self.last_ckpt = self.file_backend.join_path(self.out_dir, filename)
-        runner.message_hub.update_info('last_ckpt', self.last_ckpt)
-        runner.save_checkpoint(
-            self.out_dir, filename, self.file_client_args,
-            save_optimizer=self.save_optimizer,
-            save_param_scheduler=self.save_param_scheduler, meta=meta,
-            by_epoch=self.by_epoch, backend_args=self.backend_args,
-            **self.args)
-        # Sharded strategies gather on every rank; the files are rank 0's.
-        if not is_main_process():
-            return
-        AtomicLocalBackend().put_text(
-            self.last_ckpt, osp.join(runner.work_dir, 'last_checkpoint'))
-        self._remove(runner, stale)
-
-    def _kept_after(self, runner, step):
-        """Adds ``step`` to the checkpoints kept and returns the steps it
-        pushes out, to remove once it is written. Both go in the message
-        hub, so that the new checkpoint holds them: a run resumed from it
-        keeps the same files, and removes those a kill spared."""
-        stale = []
-        if self.max_keep_ckpts > 0 and not (
-                self.keep_ckpt_ids and self.keep_ckpt_ids[-1] == step):
-            # (The same step twice: saved again for a new best score.)
-            steps = list(self.keep_ckpt_ids) + [step]
-            stale = steps[:-self.max_keep_ckpts]
-            self.keep_ckpt_ids = deque(steps[-self.max_keep_ckpts:],
-                                       self.max_keep_ckpts)
-            runner.message_hub.update_info('keep_ckpt_ids',
-                                           list(self.keep_ckpt_ids))
-        runner.message_hub.update_info(_SUPERSEDED, stale)
-        return stale

@@ -4,7 +4,7 @@ import os.path as osp
 import signal
 import threading
 
-from mmengine.hooks import CheckpointHook, Hook
+from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 from mmengine.runner import IterBasedTrainLoop
 
@@ -111,16 +111,18 @@ class PreemptionHook(Hook):
     @staticmethod
     def _save_iteration(runner):
         """The checkpoint of the iteration just ended: the checkpoint
-        hook's, written now unless it wrote it already."""
+        hook's (``AtomicCheckpointHook.save_now``, through
+        ``runner.save_checkpoint``), written now unless it wrote it
+        already, kept and pruned with the run's others."""
+        from .atomic_checkpoint_hook import AtomicCheckpointHook
         hook = next((h for h in runner.hooks
-                     if isinstance(h, CheckpointHook)), None)
+                     if isinstance(h, AtomicCheckpointHook)), None)
         if hook is None:
-            raise RuntimeError('PreemptionHook: the run has no checkpoint '
-                               'hook to save with')
-        name = hook.filename_tmpl.format(runner.iter + 1)
-        if not (hook.last_ckpt and osp.basename(hook.last_ckpt) == name):
-            hook._save_checkpoint(runner)
-        return hook.last_ckpt
+            raise RuntimeError(
+                'PreemptionHook: the run has no AtomicCheckpointHook to save '
+                "with; set default_hooks.checkpoint=dict(type='"
+                "AtomicCheckpointHook', ...), as the configs' runtime does")
+        return hook.save_now(runner)
 
     @staticmethod
     def _epoch_resume(runner):
