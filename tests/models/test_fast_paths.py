@@ -81,7 +81,7 @@ def test_activation_checkpointing_gives_the_same_gradients():
 def test_auto_kernel_and_bad_kernel_names():
     model = build_model('skip')
     assert model.attention == 'auto'
-    assert model.kernel.name == 'explicit'  # resolved once, for the CPU
+    assert model.kernel.name == 'explicit'  # resolved for the CPU
     model.attention = 'sdpa'  # resolved again
     assert model.kernel.name == 'sdpa'
     known = r"\('explicit', 'flex', 'sdpa'\)"
@@ -110,3 +110,30 @@ def test_flex_block_masks_equal_sdpa_forward(variant, kind):
             for a in ('sdpa', 'flex')
         ]
     torch.testing.assert_close(outputs[1], outputs[0], rtol=1e-5, atol=1e-5)
+
+
+def test_the_kernel_follows_the_device_a_batch_is_on():
+    """'auto' is resolved for each device a batch comes on, without being
+    told that the model moved: a model moved to another device attends
+    with that device's kernel, and back."""
+    from randsac_mm.models.attention import (
+        ATTENTION_KERNELS,
+        SDPAKernel,
+        register_attention_kernel,
+    )
+    register_attention_kernel('meta_sdpa')(
+        type('MetaSDPA', (SDPAKernel, ), dict(auto_devices=('meta', ))))
+    try:
+        model = build_model('skip')
+        images, ranks = inputs('hier_blob')
+        assert model.plan_batch(images, ranks).kernel.name == 'explicit'
+        model.to('meta')
+        assert model.kernel.name == 'meta_sdpa'
+        batch = model.plan_batch(images.to('meta'), ranks)
+        assert batch.kernel.name == 'meta_sdpa'
+        assert batch.encoder_mask.device.type == 'meta'
+        model.to_empty(device='cpu')
+        assert model.kernel.name == 'explicit'
+        assert model.plan_batch(images, ranks).kernel.name == 'explicit'
+    finally:
+        ATTENTION_KERNELS.unregister('meta_sdpa')

@@ -29,8 +29,8 @@ class RandSAC(BaseSelfSupervisor):
             'auto' (by device: each kernel's ``auto_devices``), a name
             of ``ATTENTION_KERNELS`` ('sdpa', 'explicit', 'flex'), or
             ``dict(type=name, **options)`` (docs/model.md, "Attention
-            kernels"); resolved for the model's device when it is built
-            and when it is moved (``kernel``).
+            kernels"); resolved for the device a batch is on, the first
+            time a batch is there (``kernel_on``), and kept for it.
         sdpa_backends (Sequence[str]): the 'sdpa' kernel's backends, most
             preferred first; 'cudnn' only where it passes its check.
         **kwargs: ``BaseSelfSupervisor``'s (``data_preprocessor``,
@@ -59,8 +59,7 @@ class RandSAC(BaseSelfSupervisor):
             head = fill_from_backbone('head', head,
                                       head_shapes(backbone, width))
         super().__init__(backbone=backbone, neck=neck, head=head, **kwargs)
-        self._device = torch.device('cpu')  # where a model is built
-        self.attention = attention  # its kernel resolved (the setter)
+        self.attention = attention  # checked at once (the setter)
         two_stream = getattr(self.backbone, 'predicts_segments', False)
         if neck is None and not two_stream:
             raise ValueError(
@@ -110,30 +109,27 @@ class RandSAC(BaseSelfSupervisor):
 
     @property
     def attention(self):
-        """The attention setting (see the class's Args); setting it
-        resolves ``kernel`` for the model's device."""
+        """The attention setting (see the class's Args); setting it checks
+        it and forgets the kernels resolved for the one before."""
         return self._model_attention.setting
 
     @attention.setter
     def attention(self, value):
         self._model_attention = ModelAttention(value, self.sdpa_backends)
-        self._resolve_kernel()
 
-    def _set_device(self, device):
-        """Where mmengine's ``to`` and ``cuda`` tell the model its device
-        (a runner's model is moved so before it is wrapped, FSDP and DDP
-        alike): the kernel is resolved for it."""
-        super()._set_device(device)
-        if device.type != 'meta':  # shapes only: no step runs there
-            self._device = device
-            self._resolve_kernel()
+    def kernel_on(self, device):
+        """The kernel of ``attention`` on ``device``: 'auto' resolved and
+        the kernel cleared there the first time it is asked for
+        (``ModelAttention.on``), then kept, so only a device's first batch
+        runs the check. Asked for each batch's device rather than told
+        when the model moves: no hook into how a runner moves or wraps the
+        model (DDP, FSDP) is needed."""
+        return self._model_attention.on(device)
 
-    def _resolve_kernel(self):
-        """``kernel``: the kernel of ``attention`` on the model's device
-        (``ModelAttention``: 'auto' resolved, cleared for the device once),
-        so a step never runs the check; when the model is built, moved, or
-        given another ``attention``."""
-        self.kernel = self._model_attention.on(self._device)
+    @property
+    def kernel(self):
+        """The kernel on the device the model's weights are on."""
+        return self.kernel_on(next(self.parameters()).device)
 
     def extract_feat(self, inputs, data_samples=None):
         """The probe feature: mean of the final-normed last-layer tokens.
@@ -153,7 +149,7 @@ class RandSAC(BaseSelfSupervisor):
 
         Args:
             images (torch.Tensor): [B, 3, H, W], whose device the masks go
-                to.
+                to and whose kernel attends (``kernel_on``).
             layouts (list[DataSample] | np.ndarray | torch.Tensor): the data
                 samples (with ``token_rank``), or ``token_rank`` int64
                 [B, N] itself.
@@ -168,8 +164,8 @@ class RandSAC(BaseSelfSupervisor):
         """
         token_rank = self.stack_token_ranks(layouts) \
             if isinstance(layouts, (list, tuple)) else layouts
-        return SegmentBatch(token_rank, self.kernel, trim_outer_segments,
-                            device=images.device)
+        return SegmentBatch(token_rank, self.kernel_on(images.device),
+                            trim_outer_segments, device=images.device)
 
     def predict_segments(self, images, batch):
         """Steps 2 and 3 and the head's forward: the predicted pixels of

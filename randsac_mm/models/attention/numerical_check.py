@@ -13,8 +13,8 @@ on the same (bf16-rounded) inputs. Two kinds of rows:
 
 :func:`attention_check` runs the table over every registered kernel's
 variants (the GPU test and the GPU acceptance run);
-:func:`clear_kernel` is the guard a model calls when it is moved to its
-device (``RandSAC._set_device``; the pyramid at its forward): a variant
+:func:`clear_kernel` is the guard a model calls for a device at its first
+batch there (``ModelAttention.on``: RandSAC and the pyramid): a variant
 the kernel names in ``variants_to_clear`` (SDPA's 'cudnn' on CUDA) runs
 only where it passed the low-lse case.
 """
