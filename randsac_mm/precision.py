@@ -22,7 +22,6 @@ A precision is asked for as one of ``PRECISIONS``:
 """
 import contextlib
 import os
-import platform
 from dataclasses import dataclass
 
 import torch
@@ -45,16 +44,15 @@ EMULATED_COST = ('2.6 (AVX-512) to 25 (AVX2) times the time of float32')
 
 def cpu_bf16_instructions():
     """The instructions this CPU computes bf16 with, as torch reads them from
-    the CPU (not from a list of models): 'AMX', 'AVX512-BF16', 'Arm BF16',
-    or None where it has none."""
-    if platform.machine().lower() in ('aarch64', 'arm64'):
-        # On Arm, torch's oneDNN check is the CPU's BF16 extension.
-        return 'Arm BF16' if torch.ops.mkldnn._is_mkldnn_bf16_supported() \
-            else None
-    if torch.cpu._is_amx_tile_supported():
+    the CPU (``torch.cpu.get_capabilities``, not a list of models): 'AMX',
+    'AVX512-BF16', 'Arm BF16', or None where it has none."""
+    capabilities = torch.cpu.get_capabilities()
+    if capabilities.get('amx_bf16'):
         return 'AMX'
-    if torch.cpu._is_avx512_bf16_supported():
+    if capabilities.get('avx512_bf16'):
         return 'AVX512-BF16'
+    if capabilities.get('bf16'):  # Arm's BF16 extension
+        return 'Arm BF16'
     return None
 
 

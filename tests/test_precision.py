@@ -123,16 +123,18 @@ def test_cpu_precision_never_overrides_the_variable_silently(monkeypatch):
             pass
 
 
-def test_instructions_are_read_from_torch(monkeypatch):
-    """Detected from torch's view of the CPU, AMX first."""
-    monkeypatch.setattr(precision.platform, 'machine', lambda: 'x86_64')
-    for amx, avx512, expected in ((True, True, 'AMX'),
-                                  (False, True, 'AVX512-BF16'),
-                                  (False, False, None)):
-        monkeypatch.setattr(torch.cpu, '_is_amx_tile_supported', lambda: amx)
-        monkeypatch.setattr(torch.cpu, '_is_avx512_bf16_supported',
-                            lambda: avx512)
-        assert precision.cpu_bf16_instructions() == expected
+@pytest.mark.parametrize('capabilities, expected', [
+    (dict(amx_bf16=True, avx512_bf16=True), 'AMX'),
+    (dict(amx_bf16=False, avx512_bf16=True), 'AVX512-BF16'),
+    (dict(amx_bf16=False, avx512_bf16=False, avx2=True), None),
+    (dict(architecture='aarch64', bf16=True), 'Arm BF16'),
+    (dict(architecture='aarch64', bf16=False), None),
+])
+def test_instructions_are_read_from_torch(monkeypatch, capabilities,
+                                          expected):
+    """Detected from torch's public view of the CPU, AMX first."""
+    monkeypatch.setattr(torch.cpu, 'get_capabilities', lambda: capabilities)
+    assert precision.cpu_bf16_instructions() == expected
 
 
 def test_the_suite_runs_in_float32():
