@@ -80,14 +80,17 @@ def split_cfg_option(text):
         argparse.ArgumentTypeError: no ``=``, no key, or a value that cannot
             be read (unbalanced brackets).
     """
-    key, sep, raw = text.partition('=')
+    key, sep, _ = text.partition('=')
     if not sep or not key:
         raise argparse.ArgumentTypeError(
             f'{text!r} is not KEY=VALUE (e.g. train_cfg.max_epochs=2)')
+    # DictAction as argparse runs it, on this one entry.
+    read = argparse.Namespace()
     try:
-        return key, DictAction._parse_iterable(raw)
+        DictAction(option_strings=[], dest='entry')(None, read, [text])
     except Exception as e:  # mmengine's own assertion on brackets
         raise argparse.ArgumentTypeError(f'cannot read {text!r}: {e}')
+    return key, read.entry[key]
 
 
 def cfg_option(text):
