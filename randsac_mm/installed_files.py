@@ -7,11 +7,19 @@ in both (``mim train randsac_mm CONFIG`` runs ``.mim/tools/train.py``).
 """
 import os.path as osp
 
-__all__ = ['MIM_ROOT', 'METAFILE', 'installed_path']
+__all__ = ['DOWNSTREAM_METAFILES', 'METAFILE', 'METAFILES', 'MIM_ROOT',
+           'installed_path']
 
 MIM_ROOT = osp.join(osp.dirname(osp.abspath(__file__)), '.mim')
-# The model index: every config, with the paper's figures for it.
+# The model index, with the paper's figures for each config: mmpretrain's
+# (what its ModelHub registers: the models mmpretrain builds), and the
+# metafiles of the configs mmseg and mmdet build, by the scope that builds
+# them.
 METAFILE = osp.join('configs', 'metafile.yml')
+DOWNSTREAM_METAFILES = {
+    'mmseg': osp.join('configs', 'segmentation', 'metafile.yml'),
+    'mmdet': osp.join('configs', 'detection', 'metafile.yml')}
+METAFILES = (METAFILE, *DOWNSTREAM_METAFILES.values())
 
 
 def installed_path(relative):

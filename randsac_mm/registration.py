@@ -13,19 +13,24 @@ It also adds our model index (``configs/metafile.yml``, installed under
 ``randsac_mm/.mim``) to mmpretrain's ``ModelHub``, so that
 ``mmpretrain.list_models('*randsac*')`` lists our pretraining and
 classification configs and ``mmpretrain.get_model(name)`` builds them; the
-UperNet and Mask R-CNN configs, mmseg's and mmdet's models, stay out of
-mmpretrain's list (its ``get_model`` could not build them). We release no
-weights: ``get_model(name, pretrained=True)`` is refused with the reason
-(mmpretrain would warn and return random weights), and
+UperNet and Mask R-CNN configs, mmseg's and mmdet's models, are in
+metafiles of their own, out of mmpretrain's list (its ``get_model`` could
+not build them). We release no weights: ``get_model(name,
+pretrained=True)`` is refused with the reason (mmpretrain would warn and
+return random weights), and
 ``pretrained='path/to/epoch_800.pth'`` loads a checkpoint one trained.
 """
-import os.path as osp
-
+import yaml
 from mmengine.runner import CheckpointLoader
 from mmpretrain.apis.model import ModelHub
 
 from .checkpoint.safe_globals import allow_mmengine_checkpoint_globals
-from .installed_files import METAFILE, MIM_ROOT, installed_path
+from .installed_files import (
+    DOWNSTREAM_METAFILES,
+    METAFILE,
+    MIM_ROOT,
+    installed_path,
+)
 from .version_check import PRETRAINING, check_versions
 
 check_versions(PRETRAINING)
@@ -47,33 +52,31 @@ def _refuse_unreleased_weights(filename, map_location=None):
         "epoch_N.pth'), or pretrained=False for an untrained model")
 
 
-# Config folders of models that mmseg and mmdet build, not mmpretrain.
-DOWNSTREAM_CONFIGS = {'configs/segmentation/': 'mmseg',
-                      'configs/detection/': 'mmdet'}
 # {name: (the package that builds it, its config relative to the
-# repository)}: the model index's entries left out of mmpretrain's list.
-DOWNSTREAM_MODELS = {}
+# repository)}: the index's models that mmseg and mmdet build, in
+# metafiles of their own, which mmpretrain's ModelHub never reads.
+def index_models(metafile):
+    """The models of one file of the installed model index (its path
+    relative to ``randsac_mm/.mim``), as written."""
+    with open(installed_path(metafile)) as f:
+        return yaml.safe_load(f)['Models']
+
+
+DOWNSTREAM_MODELS = {
+    model['Name']: (scope, model['Config'])
+    for scope, metafile in DOWNSTREAM_METAFILES.items()
+    for model in index_models(metafile)}
 
 
 def register_model_index():
-    """Adds our mmpretrain configs to mmpretrain's ModelHub, once per
-    process (config paths in the metafile are relative to
-    ``randsac_mm/.mim``)."""
-    if not getattr(ModelHub, '_randsac_mm_registered', False):
+    """Adds our model index (``configs/metafile.yml``: the models mmpretrain
+    builds) to mmpretrain's ModelHub, once per process (its config paths
+    are relative to ``randsac_mm/.mim``). Its ``Weights`` name
+    :data:`NO_RELEASED_WEIGHTS`, which refuses ``pretrained=True``."""
+    first = index_models(METAFILE)[0]['Name']
+    if not ModelHub.has(first.lower()):
         ModelHub.register_model_index(installed_path(METAFILE),
                                       config_prefix=MIM_ROOT)
-        # ModelHub registers a whole index; its models dict is the only
-        # way to leave the downstream entries out.
-        for name, info in list(ModelHub._models_dict.items()):
-            config = osp.relpath(info.config, MIM_ROOT).replace(osp.sep, '/')
-            scope = next((scope for folder, scope in DOWNSTREAM_CONFIGS.items()
-                          if config.startswith(folder)), None)
-            if scope is not None:
-                DOWNSTREAM_MODELS[name] = (scope, config)
-                del ModelHub._models_dict[name]
-            elif info.weights is None:
-                info.weights = NO_RELEASED_WEIGHTS + name
-        ModelHub._randsac_mm_registered = True
 
 
 register_model_index()

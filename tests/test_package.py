@@ -198,6 +198,14 @@ def test_mmpretrains_model_list_holds_what_its_get_model_builds():
     names = mmpretrain.list_models('*randsac*')
     assert 'randsac_vit-b_in1k' in names
     assert not [n for n in names if n.startswith(('upernet', 'mask-rcnn'))]
+    # Through mmpretrain's public register_model_index alone: every model
+    # of its index says its weights are not released, by its own name.
+    from randsac_mm.installed_files import METAFILE
+    from randsac_mm.registration import NO_RELEASED_WEIGHTS, index_models
+    models = index_models(METAFILE)
+    assert {m['Name'] for m in models} <= set(mmpretrain.list_models())
+    assert [m['Name'] for m in models
+            if m['Weights'] != NO_RELEASED_WEIGHTS + m['Name']] == []
     model = mmpretrain.get_model(
         'randsac_vit-mini-p4_square-16to4_digits')
     assert type(model).__name__ == 'RandSAC'

@@ -1,6 +1,7 @@
 """The paper's numbers for a config, read from the model index the package
-installs (``configs/metafile.yml``, in ``randsac_mm/.mim``: see
-``randsac_mm.installed_files``).
+installs (``configs/metafile.yml``, and ``configs/segmentation/`` and
+``configs/detection/metafile.yml`` for the configs mmseg and mmdet build;
+in ``randsac_mm/.mim``: see ``randsac_mm.installed_files``).
 
 The metafile is the one place the paper's figures are written (config
 headers cite the table and row by name). Each model there is one config;
@@ -52,11 +53,12 @@ class PaperLookupError(LookupError):
 
 
 def load_metafile(metafile=None):
-    """The parsed metafile, checked.
+    """The parsed model index, checked.
 
     Args:
-        metafile (str | None): its path; default :data:`METAFILE`, the
-            installed package's.
+        metafile (str | None): a metafile's path; default: the installed
+            package's index, its files (``installed_files.METAFILES``) as
+            one.
 
     Returns:
         dict: ``Collections`` and ``Models`` (a copy: change it freely).
@@ -68,24 +70,31 @@ def load_metafile(metafile=None):
             or a ``Scales Down`` that names no model's result.
     """
     # installed_path says how to install the package when .mim is missing.
-    path = osp.abspath(metafile or installed_files.installed_path(
-        installed_files.METAFILE))
-    if not osp.isfile(path):
+    paths = [osp.abspath(metafile)] if metafile else [
+        installed_files.installed_path(p) for p in installed_files.METAFILES]
+    missing = [p for p in paths if not osp.isfile(p)]
+    if missing:
         raise FileNotFoundError(
-            f'no metafile at {path}; pass metafile= (the default is the '
-            "installed package's, randsac_mm/.mim/configs/metafile.yml)")
-    stamp = os.stat(path).st_mtime_ns
-    if _cache.get(path, (None, ))[0] != stamp:
-        with open(path) as f:
-            data = yaml.safe_load(f)
-        _check(data, path)
-        _cache[path] = (stamp, data)
-    return copy.deepcopy(_cache[path][1])
+            f'no metafile at {missing[0]}; pass metafile= (the default is '
+            "the installed package's, randsac_mm/.mim/configs/metafile.yml "
+            'and its downstream ones)')
+    key = tuple((p, os.stat(p).st_mtime_ns) for p in paths)
+    if _cache.get(tuple(paths), (None, ))[0] != key:
+        data = dict(Collections=[], Models=[])
+        for path in paths:
+            with open(path) as f:
+                part = yaml.safe_load(f)
+            if not isinstance(part, dict) or \
+                    not isinstance(part.get('Models'), list):
+                raise ValueError(f'{path}: needs a Models list')
+            data['Collections'] += part.get('Collections') or []
+            data['Models'] += part['Models']
+        _check(data, ', '.join(paths))
+        _cache[tuple(paths)] = (key, data)
+    return copy.deepcopy(_cache[tuple(paths)][1])
 
 
 def _check(data, path):
-    if not isinstance(data, dict) or not isinstance(data.get('Models'), list):
-        raise ValueError(f'{path}: needs a Models list')
     names = set()
     for i, model in enumerate(data['Models']):
         if not isinstance(model, dict) or not model.get('Name') or \
