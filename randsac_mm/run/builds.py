@@ -1,21 +1,24 @@
 """A config's parts built as a run builds them, each mistake one line: a
 key no class takes names the key, its place in the config and the class
-(found from the failed build and the class's signature, not from the
-error's text), a value a class refuses (``randsac_mm.argument_limits``)
-names its place, a data set with no items or a batch size below 1 is
-named. The preflight (``run.preflight``) builds a run's parts with
-them; the studies check their configs with them before anything is made.
+(the key Python's error names, found in the config's nodes whose class's
+signature lacks it), a value a class refuses
+(``randsac_mm.argument_limits``) names its place (the node that holds
+it), a data set with no items or a batch size below 1 is named. Found
+from the config and the registries, never from the error's traceback.
+The preflight (``run.preflight``) builds a run's parts with them; the
+studies check their configs with them before anything is made.
 """
 import copy
 import inspect
 import os.path as osp
+import re
 
 from ..argument_limits import ArgumentOutOfRange
 from ..cli.errors import UserError, one_line
 from .config_kinds import in_scope
 from .foreign_limits import check_model_limits, check_optim_wrapper_limits
 
-__all__ = ['build_error', 'build_model_for_checks',
+__all__ = ['BUILD_REGISTRIES', 'build_error', 'build_model_for_checks',
            'build_segment_generator', 'check_first_item',
            'check_model_builds', 'check_optimizer_builds',
            'refused_argument']
@@ -34,19 +37,49 @@ def build_model_for_checks(cfg):
         return MODELS.build(model_cfg)
 
 
-def _innermost_build(error):
-    """(class, its config, the arguments it was given) of the innermost
-    registry build (mmengine's ``build_from_cfg``) that ``error`` was
-    raised through, or None."""
-    from mmengine.registry import build_from_cfg
-    found, trace = None, error.__traceback__
-    while trace is not None:
-        local = trace.tb_frame.f_locals
-        if trace.tb_frame.f_code is build_from_cfg.__code__ and \
-                'obj_cls' in local:
-            found = local['obj_cls'], local['cfg'], local['args']
-        trace = trace.tb_next
+# The registries a config part's nodes are built from, in the config's
+# scope: a node's ``type`` is looked up in each, in turn.
+BUILD_REGISTRIES = ('MODELS', 'DATASETS', 'TRANSFORMS', 'DATA_SAMPLERS',
+                    'OPTIM_WRAPPERS', 'OPTIM_WRAPPER_CONSTRUCTORS',
+                    'OPTIMIZERS', 'PARAM_SCHEDULERS', 'TASK_UTILS')
+# What Python says of a keyword argument a callable does not take.
+UNEXPECTED_KEY = re.compile(r"unexpected keyword argument '(\w+)'")
+
+
+def _registries(names=BUILD_REGISTRIES):
+    import mmengine.registry
+    return [getattr(mmengine.registry, name) for name in names]
+
+
+def _nodes(tree, path):
+    """(path, node) of every dict with a ``type`` in the config ``tree``,
+    the innermost first (a node after the nodes inside it)."""
+    found = []
+    if isinstance(tree, dict):
+        for name, value in tree.items():
+            found += _nodes(value, f'{path}.{name}')
+        if tree.get('type') is not None:
+            found.append((path, tree))
+    elif isinstance(tree, (list, tuple)):
+        for index, value in enumerate(tree):
+            found += _nodes(value, f'{path}.{index}')
     return found
+
+
+def _node_class(node, registries):
+    """(the class a node's ``type`` names, the registry that has it), as a
+    build finds it in the current scope; (None, None) when none has it."""
+    kind = node['type']
+    if not isinstance(kind, str):  # a class given as itself
+        return kind, registries[0]
+    for root in registries:
+        # The registry of the current scope (mmpretrain's, mmseg's...), as
+        # a build switches to it: a root registry alone knows only its own.
+        with root.switch_scope_and_registry(None) as registry:
+            found = registry.get(kind)
+        if found is not None:
+            return found, registry
+    return None, None
 
 
 def _accepted_keys(cls):
@@ -67,55 +100,94 @@ def _accepted_keys(cls):
     return None
 
 
-def _places(tree, built, path):
-    """The paths of the dicts in the config ``tree`` that ``built`` (a
-    build's config, defaults merged in) was made from."""
+def _name(cls):
+    return getattr(cls, '__name__', str(cls))
+
+
+def _refused_keys(tree, path, key, registries):
+    """'place.key (Class)' of each node of ``tree`` that holds ``key``,
+    which its class's signature does not take."""
     found = []
-    if isinstance(tree, dict):
-        if tree.get('type') is not None and all(
-                k in built and built[k] == v for k, v in tree.items()):
-            found.append(path)
-        for name, value in tree.items():
-            found += _places(value, built, f'{path}.{name}')
-    elif isinstance(tree, (list, tuple)):
-        for index, value in enumerate(tree):
-            found += _places(value, built, f'{path}.{index}')
+    for place, node in _nodes(tree, path):
+        if key not in node:
+            continue
+        cls, _ = _node_class(node, registries)
+        accepted = None if cls is None else _accepted_keys(cls)
+        if accepted is not None and key not in accepted:
+            found.append(f'{place}.{key} ({_name(cls)})')
     return found
 
 
-def build_error(tree, path, error):
-    """The one line for a TypeError raised while building the config part
-    ``tree`` (at ``path``, e.g. 'model'): where a class was given a key it
-    does not take (from the failed build and the class's signature), that
-    key with the class (``model.backbone.nonsense (RandSACViT): ...``);
-    else the part that failed, or the error itself."""
+def _failing_node(tree, path, error, registries):
+    """'place (Class)' of the innermost node of ``tree`` that, built alone,
+    raises what ``error`` says; None when none does (a node that needs
+    what its parent gives it fails otherwise, and is passed over)."""
     message = one_line(error)
-    built = _innermost_build(error)
-    if built is not None:
-        cls, cfg, arguments = built
-        name = getattr(cls, '__name__', str(cls))
-        places = _places(tree, cfg, path)
-        accepted = _accepted_keys(cls)
-        unknown = [] if accepted is None else [
-            k for k in arguments if k not in accepted and k in cfg]
-        if places and unknown:
-            where = ', '.join(f'{place}.{key} ({name})' for place in places
-                              for key in unknown)
-            return (f'config: {where}: {message}; remove it or correct its '
-                    'name')
-        if places:
-            path = f'{" / ".join(places)} ({name})'
+    for place, node in _nodes(tree, path):
+        cls, registry = _node_class(node, registries)
+        if cls is None:
+            continue
+        try:
+            registry.build(copy.deepcopy(node))
+        except type(error) as alone:
+            if one_line(alone) == message:
+                return f'{place} ({_name(cls)})'
+        except Exception:  # noqa: BLE001  (it fails for another reason)
+            pass
+    return None
+
+
+def build_error(tree, path, error, registries=None):
+    """The one line for a TypeError raised while building the config part
+    ``tree`` (at ``path``, e.g. 'model'), in the config's scope: where a
+    class was given a key it does not take (the key Python's error names,
+    found in the nodes whose class's signature lacks it), that key with
+    the class (``model.backbone.nonsense (RandSACViT): ...``); else the
+    innermost node that fails alone with the same error; else the part
+    that failed, or the error itself.
+
+    Args:
+        registries (Sequence[Registry] | None): where the nodes' types are
+            looked up; None: mmengine's root registries of
+            :data:`BUILD_REGISTRIES`, which find every scope's classes.
+    """
+    registries = registries or _registries()
+    message = one_line(error)
+    named = UNEXPECTED_KEY.search(message)
+    refused = named and _refused_keys(tree, path, named.group(1),
+                                      registries)
+    if refused:
+        return (f'config: {", ".join(refused)}: {message}; remove it or '
+                'correct its name')
+    path = _failing_node(tree, path, error, registries) or path
     return (f'config: {path}: building it raised TypeError: {message} (a '
             'value of the wrong type? --debug shows where)')
+
+
+def _holding(tree, path, argument, value):
+    """The places of the nodes of ``tree`` whose ``argument`` (dotted:
+    'paramwise_cfg.layer_decay_rate') is ``value``."""
+    found = []
+    for place, node in _nodes(tree, path) + [(path, tree)]:
+        held = node
+        for part in argument.split('.'):
+            held = held.get(part, _ABSENT) if isinstance(held, dict) \
+                else _ABSENT
+        if held is not _ABSENT and held == value and place not in found:
+            found.append(place)
+    return found
+
+
+_ABSENT = object()
 
 
 def refused_argument(tree, path, error):
     """The one line for an ``ArgumentOutOfRange`` a class raised while the
     config part ``tree`` (at ``path``) was built: the argument at its
     place in the config (``config: model.backbone.drop_path_rate=1.0: give
-    a number in [0, 1)``), the place found from the failed build."""
-    built = _innermost_build(error)
-    places = _places(tree, built[1], path) if built is not None else []
+    a number in [0, 1)``), the place found as the node that holds that
+    argument with that value."""
+    places = _holding(tree, path, error.argument, error.value)
     return (f'config: {places[0] if places else path}.{error.argument}='
             f'{error.value!r}: give {error.allowed}')
 
@@ -138,7 +210,9 @@ def check_model_builds(cfg):
         raise UserError(refused_argument(cfg.model, 'model',
                                          error)) from error
     except TypeError as error:
-        raise UserError(build_error(cfg.model, 'model', error)) from error
+        with in_scope(cfg):
+            raise UserError(build_error(cfg.model, 'model',
+                                        error)) from error
 
 
 def build_segment_generator(cfg, argument, path):
@@ -189,8 +263,9 @@ def check_optimizer_builds(cfg, model):
         raise UserError(refused_argument(cfg.optim_wrapper, 'optim_wrapper',
                                          error)) from error
     except TypeError as error:
-        raise UserError(build_error(cfg.optim_wrapper, 'optim_wrapper',
-                                    error)) from error
+        with in_scope(cfg):
+            raise UserError(build_error(cfg.optim_wrapper, 'optim_wrapper',
+                                        error)) from error
     except (AssertionError, RuntimeError, KeyError) as error:
         # mmengine asserts what a wrapper needs (AmpOptimWrapper: a GPU).
         raise UserError(f'config: optim_wrapper '
@@ -227,6 +302,7 @@ def check_first_item(cfg, split='train'):
             raise UserError(f'config: {name}.dataset has no items')
         dataset[0]
     except TypeError as error:
-        raise UserError(build_error(dataset_cfg, f'{name}.dataset',
-                                    error)) from error
+        with in_scope(cfg):
+            raise UserError(build_error(dataset_cfg, f'{name}.dataset',
+                                        error)) from error
     return dataset

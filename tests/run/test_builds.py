@@ -1,5 +1,6 @@
 """randsac_mm.run.builds.build_error: where a config part that does not
-build went wrong, from the failed build and the classes' signatures."""
+build went wrong, from the config, the registry and the classes'
+signatures (no traceback is read)."""
 import pytest
 from mmengine.registry import Registry
 
@@ -32,7 +33,7 @@ class Holder:
 def error_of(cfg):
     with pytest.raises(TypeError) as caught:
         PARTS.build(cfg)
-    return build_error(cfg, 'model', caught.value)
+    return build_error(cfg, 'model', caught.value, registries=[PARTS])
 
 
 def test_a_key_no_class_takes_is_named_with_its_place_and_class():
@@ -52,6 +53,7 @@ def test_a_value_of_the_wrong_type_names_the_part_that_failed():
 
 
 def test_an_error_outside_any_build_keeps_the_given_path():
-    assert build_error({}, 'optim_wrapper', TypeError('odd')) == (
+    assert build_error({}, 'optim_wrapper', TypeError('odd'),
+                       registries=[PARTS]) == (
         'config: optim_wrapper: building it raised TypeError: odd (a value '
         'of the wrong type? --debug shows where)')
