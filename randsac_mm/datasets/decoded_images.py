@@ -13,25 +13,26 @@ from .layout_errors import DataLayoutError
 __all__ = ['NamesUndecodableImages']
 
 
-def _raised_by_a_loader(error):
-    """Whether ``error`` came through an image-loading transform (a class
-    named ``LoadImage...``, mmcv's and its downstream subclasses)."""
-    trace = error.__traceback__
-    while trace is not None:
-        owner = trace.tb_frame.f_locals.get('self')
-        if type(owner).__name__.startswith('LoadImage'):
-            return True
-        trace = trace.tb_next
-    return False
+def _decodes(path):
+    """Whether the file at ``path`` reads and decodes as an image, as
+    mmcv's ``LoadImageFromFile`` reads and decodes it (``mmengine.fileio``,
+    ``mmcv.imfrombytes``)."""
+    import mmcv
+    from mmengine import fileio
+    try:
+        return mmcv.imfrombytes(fileio.get(path)) is not None
+    except Exception:  # noqa: BLE001  (any failure: it does not)
+        return False
 
 
 class NamesUndecodableImages:
     """A data set mixin (before the mmengine ``BaseDataset`` class): an
-    error raised by its pipeline's image loading becomes a
-    :class:`DataLayoutError` naming the item's ``img_path``, led by the
-    name the data set's other messages use (its ``NAME``, else its class
-    name); any other error passes as it is. A data set whose
-    ``SKIPS_UNDECODABLE`` is true skips the item instead (mmengine's
+    error raised while an item's pipeline runs, where the item's
+    ``img_path`` does not read and decode as an image (tried again on the
+    error, never on the way), becomes a :class:`DataLayoutError` naming
+    it, led by the name the data set's other messages use (its ``NAME``,
+    else its class name); any other error passes as it is. A data set
+    whose ``SKIPS_UNDECODABLE`` is true skips the item instead (mmengine's
     ``BaseDataset`` then takes another at random), with a warning naming
     it and how many this process skipped."""
 
@@ -41,9 +42,9 @@ class NamesUndecodableImages:
         try:
             return super().prepare_data(idx)
         except Exception as error:
-            if not _raised_by_a_loader(error):
-                raise
             path = self.get_data_info(idx).get('img_path')
+            if path is None or _decodes(path):
+                raise
             name = getattr(self, 'NAME', type(self).__name__)
             why = (f'{type(error).__name__}: '
                    f'{str(error).splitlines()[0] if str(error) else ""}')
