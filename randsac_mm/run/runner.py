@@ -4,7 +4,7 @@ mmengine's Runner, handed the model and data set the preflight built
 ``strategy`` (FSDP, DeepSpeed: they build their own); and
 :func:`check_strategy`, with which the preflight refuses a strategy this
 machine or config cannot honour."""
-import functools
+import contextlib
 import importlib.util
 
 from mmengine.runner import FlexibleRunner, Runner
@@ -63,38 +63,66 @@ def check_strategy(cfg, cuda_available):
 class RunnerWithParts(Runner):
     """mmengine's Runner handed the model and data set a preflight built
     (:class:`~.preflight.RunParts`): it uses them rather than building
-    them, and keeps the preflight's seed rather than seeding the global
-    generators again (the parts were built right after that seed, as its
+    them, and keeps the global generators as the preflight's seed and
+    builds left them (the parts were built right after that seed, as its
     own build would be, so the run draws what it would draw).
 
     Build it with :meth:`from_parts`.
+
+    Attributes:
+        parts (RunParts): what the preflight built (set by
+            :meth:`from_parts`).
     """
 
-    def __init__(self, *, parts, **arguments):
-        self._preflight_seed = parts.seed
-        loader = f'{parts.split}_dataloader'
-        arguments['model'] = parts.model
-        arguments[loader] = dict(arguments[loader], dataset=parts.dataset)
+    parts = None
+
+    def __init__(self, **arguments):
+        loader = f'{self.parts.split}_dataloader'
+        arguments['model'] = self.parts.model
+        arguments[loader] = dict(arguments[loader],
+                                 dataset=self.parts.dataset)
+        self._kept_generators = False
         super().__init__(**arguments)
 
     def set_randomness(self, seed, diff_rank_seed=False,
                        deterministic=False):
-        if self._preflight_seed is None:  # a resumed run's seed: reseeds
+        """The first call (the Runner's own, while it is made) records the
+        preflight's seed (already its rank's, with ``diff_rank_seed``) and
+        sets ``deterministic`` as mmengine does, then puts the generators
+        back as they were; a later one (a resumed run's seed) reseeds."""
+        if self._kept_generators:
             return super().set_randomness(seed, diff_rank_seed,
                                           deterministic)
-        self._seed, self._deterministic = self._preflight_seed, deterministic
-        self._preflight_seed = None
-        if deterministic:  # over setup_env's cudnn_benchmark, as mmengine
-            import torch
-            torch.backends.cudnn.deterministic = True
-            torch.backends.cudnn.benchmark = False
+        self._kept_generators = True
+        with generators_kept():
+            super().set_randomness(self.parts.seed, False, deterministic)
 
     @classmethod
     def from_parts(cls, cfg, parts):
         """mmengine's ``Runner.from_cfg(cfg)``, its runner handed
-        ``parts``."""
-        return Runner.from_cfg.__func__(functools.partial(cls, parts=parts),
-                                        cfg)
+        ``parts``: made by a subclass that holds them (``from_cfg`` makes
+        the runner of its class with the config's keys alone)."""
+        holder = type(cls.__name__, (cls, ), dict(parts=parts))
+        return holder.from_cfg(cfg)
+
+
+@contextlib.contextmanager
+def generators_kept():
+    """Puts back, after the block, the states of the global generators that
+    mmengine's ``set_random_seed`` seeds: Python's, numpy's and torch's (the
+    CPU's, and each CUDA device's once CUDA is initialised; before that,
+    torch queues a CUDA seed, the preflight's own, which stays)."""
+    import random
+
+    import numpy as np
+    import torch
+    python, numpy_state = random.getstate(), np.random.get_state()
+    devices = list(range(torch.cuda.device_count())) \
+        if torch.cuda.is_initialized() else []
+    with torch.random.fork_rng(devices=devices):
+        yield
+    random.setstate(python)
+    np.random.set_state(numpy_state)
 
 
 def build_runner(cfg, parts=None):
