@@ -21,8 +21,10 @@ __all__ = ['allow_mmengine_checkpoint_globals', 'history_buffer_getattr',
            'MMENGINE_CHECKPOINT_GLOBALS']
 
 
-# HistoryBuffer registers these in its first __init__; custom ones are added
-# with HistoryBuffer.register_statistics and live in _statistics_methods.
+# HistoryBuffer's statistics methods, which pickle writes as
+# getattr(HistoryBuffer, name) (a custom one, registered with
+# HistoryBuffer.register_statistics, is a function of its own module and
+# pickled under its own name, never through getattr).
 DEFAULT_STATISTICS = ('min', 'max', 'current', 'mean')
 
 
@@ -32,13 +34,9 @@ def history_buffer_getattr(obj, name):
     Raises:
         pickle.UnpicklingError: for any other object or attribute.
     """
-    if obj is HistoryBuffer:
-        if name in HistoryBuffer._statistics_methods:
-            return HistoryBuffer._statistics_methods[name]
-        if name in DEFAULT_STATISTICS:
-            return getattr(HistoryBuffer, name)
-    allowed = sorted(set(DEFAULT_STATISTICS)
-                     | set(HistoryBuffer._statistics_methods))
+    if obj is HistoryBuffer and name in DEFAULT_STATISTICS:
+        return getattr(HistoryBuffer, name)
+    allowed = sorted(DEFAULT_STATISTICS)
     raise pickle.UnpicklingError(
         f'weights_only load: the checkpoint asks for getattr({obj!r}, '
         f'{name!r}); randsac_mm only allows getattr(HistoryBuffer, m) for '

@@ -14,7 +14,9 @@ class _CheckedCIFAR:
 
     mmpretrain's CIFAR datasets check every batch file's md5 and, when one
     differs, only suggest ``download=True``; machines without network (and
-    re-written subsets) need the layout said instead.
+    re-written subsets) need the layout said instead. Each data set gives
+    mmpretrain its file lists without the md5s (:func:`without_md5`), and
+    checks the files itself first.
     """
     LAYOUT = ''
 
@@ -23,12 +25,11 @@ class _CheckedCIFAR:
                 for name, _ in self.train_list + self.test_list] + \
             [f"{self.base_folder}/{self.meta['filename']}"]
 
-    def _check_integrity(self):
+    def load_data_list(self):
+        # The layout said before mmpretrain's own check, which finds every
+        # file (no md5 given: file lists below) or suggests download=True.
         require_files(self.data_prefix['root'], self._expected_files(),
                       type(self).__name__, self.LAYOUT)
-        return True
-
-    def load_data_list(self):
         try:
             return super().load_data_list()
         except (pickle.UnpicklingError, EOFError, KeyError, ValueError) as e:
@@ -38,9 +39,17 @@ class _CheckedCIFAR:
                 f'{e}). Expected:\n{self.LAYOUT}') from e
 
 
+def without_md5(files):
+    """mmpretrain's ``[name, md5]`` file list with no md5 to check."""
+    return [[name, None] for name, _ in files]
+
+
 @DATASETS.register_module()
 class CheckedCIFAR10(_CheckedCIFAR, CIFAR10):
     """mmpretrain's CIFAR10 (``download=False``) with layout errors."""
+    train_list = without_md5(CIFAR10.train_list)
+    test_list = without_md5(CIFAR10.test_list)
+    meta = dict(CIFAR10.meta, md5=None)
     LAYOUT = ('data_root/cifar-10-batches-py/{data_batch_1..5, test_batch, '
               'batches.meta}: pickled dicts with b"data" (uint8 [n, 3072]) '
               'and b"labels"; batches.meta with "label_names"')
@@ -52,6 +61,9 @@ class CheckedCIFAR10(_CheckedCIFAR, CIFAR10):
 @DATASETS.register_module()
 class CheckedCIFAR100(_CheckedCIFAR, CIFAR100):
     """mmpretrain's CIFAR100 (``download=False``) with layout errors."""
+    train_list = without_md5(CIFAR100.train_list)
+    test_list = without_md5(CIFAR100.test_list)
+    meta = dict(CIFAR100.meta, md5=None)
     LAYOUT = ('data_root/cifar-100-python/{train, test, meta}: pickled dicts '
               'with b"data" (uint8 [n, 3072]) and b"fine_labels"; meta with '
               '"fine_label_names"')
