@@ -108,21 +108,17 @@ class RunnerWithParts(Runner):
 
 @contextlib.contextmanager
 def generators_kept():
-    """Puts back, after the block, the states of the global generators that
-    mmengine's ``set_random_seed`` seeds: Python's, numpy's and torch's (the
-    CPU's, and each CUDA device's once CUDA is initialised; before that,
-    torch queues a CUDA seed, the preflight's own, which stays)."""
-    import random
-
-    import numpy as np
-    import torch
-    python, numpy_state = random.getstate(), np.random.get_state()
-    devices = list(range(torch.cuda.device_count())) \
-        if torch.cuda.is_initialized() else []
-    with torch.random.fork_rng(devices=devices):
-        yield
-    random.setstate(python)
-    np.random.set_state(numpy_state)
+    """Puts the global generators back after the block
+    (``RandomStateHook``'s capture and restore: Python's, numpy's, torch's
+    and, once CUDA is in use, its current device's; before that, torch
+    queues a CUDA seed, the preflight's own, which stays)."""
+    from ..engine.hooks.random_state_hook import (
+        capture_random_states,
+        restore_random_states,
+    )
+    states = capture_random_states()
+    yield
+    restore_random_states(states)
 
 
 def build_runner(cfg, parts=None):

@@ -8,7 +8,7 @@ from randsac_mm.datasets.batch import InMemoryBatchImages
 from randsac_mm.datasets.transforms import PerSampleSeed
 
 __all__ = ['PerSampleSeedHook', 'find_transforms', 'find_epoch_keyed',
-           'run_seed']
+           'diff_rank_seed', 'run_seed']
 
 
 def _datasets(dataset):
@@ -45,9 +45,15 @@ def run_seed(runner):
     differ between processes; the per-sample seeds must not, or N
     processes would draw other crops and layouts than one process.
     """
-    diff_rank_seed = getattr(runner, '_randomness_cfg', {}).get(
-        'diff_rank_seed', False)
-    return runner.seed - runner.rank if diff_rank_seed else runner.seed
+    return runner.seed - runner.rank if diff_rank_seed(runner) \
+        else runner.seed
+
+
+def diff_rank_seed(runner):
+    """Whether the run's config seeds each process with its rank added
+    (``randomness.diff_rank_seed``; the runner's config, as
+    ``Runner.from_cfg`` keeps it)."""
+    return bool((runner.cfg.get('randomness') or {}).get('diff_rank_seed'))
 
 
 @HOOKS.register_module()

@@ -5,7 +5,10 @@ import numpy as np
 import torch
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
+from mmengine.runner import IterBasedTrainLoop
 from torch.utils.data import DataLoader
+
+from .per_sample_seed_hook import diff_rank_seed
 
 __all__ = ['RandomStateHook', 'capture_random_states',
            'restore_random_states']
@@ -89,14 +92,13 @@ class RandomStateHook(Hook):
         saved, self._loaded = self._loaded, None
         if saved is None or runner.iter == 0 or saved['iter'] != runner.iter:
             return
-        diff_rank_seed = getattr(runner, '_randomness_cfg', {}).get(
-            'diff_rank_seed', False)
+        per_rank = diff_rank_seed(runner)
         if saved['world_size'] != runner.world_size or (
-                runner.world_size > 1 and diff_rank_seed):
+                runner.world_size > 1 and per_rank):
             runner.logger.warning(
                 'RandomStateHook: the checkpoint holds the random state of '
                 f"rank 0 of {saved['world_size']} processes; this run has "
-                f'{runner.world_size} (diff_rank_seed={diff_rank_seed}), so '
+                f'{runner.world_size} (diff_rank_seed={per_rank}), so '
                 'its generators restart from the seed instead')
             return
         _start_persistent_iterators(runner)
@@ -110,14 +112,17 @@ def _start_persistent_iterators(runner):
     keep their workers, as the uninterrupted run did in its first epoch:
     the draw that creation makes then precedes the restored states.
 
-    A loader whose iterator exists is left alone: an iteration-based loop
-    creates its own before ``before_train``, and a second ``iter`` would
-    reset it, closing its sampler's iterator; mmengine's
-    ``InfiniteSampler`` yields from one generator made at construction, so
-    that reset would leave the loop no more batches (StopIteration while
-    it skips those already trained on)."""
-    for loop in (runner.train_loop, runner.val_loop):
+    The training loader of an iteration-based loop is left alone: the loop
+    made its iterator when it was built, before ``before_train``, and a
+    second ``iter`` would reset it, closing its sampler's iterator;
+    mmengine's ``InfiniteSampler`` yields from one generator made at
+    construction, so that reset would leave the loop no more batches
+    (StopIteration while it skips those already trained on)."""
+    loops = [runner.val_loop]
+    if not isinstance(runner.train_loop, IterBasedTrainLoop):
+        loops.append(runner.train_loop)
+    for loop in loops:
         loader = getattr(loop, 'dataloader', None)
         if isinstance(loader, DataLoader) and loader.persistent_workers \
-                and loader.num_workers > 0 and loader._iterator is None:
+                and loader.num_workers > 0:
             iter(loader)
