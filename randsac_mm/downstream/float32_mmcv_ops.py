@@ -27,13 +27,13 @@ class Float32ProposalRPNHead(RPNHead):
     """mmdet's ``RPNHead`` whose proposals are decoded and NMS-ed from
     float32 scores and deltas."""
 
-    def _predict_by_feat_single(self, cls_score_list, bbox_pred_list,
-                                *args, **kwargs):
-        """Args as ``RPNHead._predict_by_feat_single``: per level, scores
-        [A, H, W] and deltas [A * 4, H, W] of one image, cast to float32."""
-        return super()._predict_by_feat_single(
-            [score.float() for score in cls_score_list],
-            [delta.float() for delta in bbox_pred_list], *args, **kwargs)
+    def predict_by_feat(self, cls_scores, bbox_preds, *args, **kwargs):
+        """Args as ``BaseDenseHead.predict_by_feat``: per level, scores
+        [B, A, H, W] and deltas [B, A * 4, H, W], cast to float32 (the
+        public entry of the proposals, in training and in testing)."""
+        return super().predict_by_feat(
+            [score.float() for score in cls_scores],
+            [delta.float() for delta in bbox_preds], *args, **kwargs)
 
 
 @MODELS.register_module()
