@@ -25,7 +25,6 @@ import numpy as np
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten
 from torch.utils.weak import WeakIdKeyDictionary
 
 from ..precision import resolve_precision
@@ -73,9 +72,17 @@ class PeakMemory(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        for tensor in tree_flatten(out)[0]:
+        for tensor in _tensors(out):
             self._track(tensor)
         return out
+
+
+def _tensors(out):
+    """The tensors of an operator's output: one tensor, or a tuple or list
+    of outputs (ATen returns no other container)."""
+    if isinstance(out, (tuple, list)):
+        return [t for item in out for t in _tensors(item)]
+    return [out] if isinstance(out, torch.Tensor) else []
 
 
 def step_precision(cfg, device='cuda'):
@@ -111,7 +118,8 @@ def worst_case_layouts(generator, batch_size, draws=256, seed=0):
 
 
 def to_fake(model):
-    """Turns ``model``'s weights into fake tensors, in place.
+    """Turns ``model``'s weights and buffers into fake tensors of the same
+    sizes, in place (their values are dropped).
 
     Under the returned ``FakeTensorMode`` it then runs the CPU's kernels,
     autocast included, and keeps the same tensors for backward, with sizes
@@ -121,7 +129,8 @@ def to_fake(model):
         FakeTensorMode: the mode to run it under.
     """
     mode = FakeTensorMode(allow_non_fake_inputs=True)
-    model._apply(mode.from_tensor)
+    with mode:  # every weight and buffer made anew, as a fake tensor
+        model.to_empty(device='cpu')
     return mode
 
 
@@ -137,10 +146,7 @@ def fake_model(cfg):
     from ..apis.model import build_model
     with torch.device('meta'):
         model = build_model(cfg, init=False).train()
-    mode = FakeTensorMode(allow_non_fake_inputs=True)
-    with mode:
-        model.to_empty(device='cpu')
-    return model, mode
+    return model, to_fake(model)
 
 
 def precision(dtype):
