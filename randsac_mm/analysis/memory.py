@@ -351,13 +351,8 @@ def estimate_memory(cfg, gpus=8, gpu_mem_gib=80.0, batch_size=None,
 
 def _layers(model):
     """The transformer layers of a pretraining model (FSDP's units)."""
-    layers = list(model.backbone.layers)
-    neck = getattr(model, 'neck', None)
-    if neck is not None and hasattr(neck, 'layers'):
-        layers += list(neck.layers)
-    elif neck is not None and hasattr(neck, 'decoder_blocks'):
-        layers += list(neck.decoder_blocks)
-    return layers
+    from ..engine.fsdp_wrap_policy import is_fsdp_unit
+    return [m for m in model.modules() if is_fsdp_unit(m)]
 
 
 def memory_report(cfg, config, gpus=8, gpu_mem_gib=80.0, batch_size=None):

@@ -35,10 +35,19 @@ LOOKS_LIKE = {
     'detection': 'a detection checkpoint',
     'other': 'a checkpoint of another model',
 }
-# Keys only a pretraining model has: RandSAC's decoder and predictor,
-# MAE's decoder and mask token.
-PRETRAINING_KEYS = ('head.predictor.', 'neck.skip_weights', 'neck.layers.',
-                    'neck.mask_token', 'neck.decoder', 'target_generator.')
+# Key prefixes only a pretraining model has: RandSAC's predictor, MAE's
+# decoder and mask token, and those each segment decoder declares
+# (``models.necks.SegmentDecoder.pretraining_keys``, registered when its
+# class is defined: :func:`register_pretraining_keys`).
+PRETRAINING_KEYS = ['head.predictor.', 'neck.mask_token', 'neck.decoder',
+                    'target_generator.']
+
+
+def register_pretraining_keys(prefixes):
+    """Adds key prefixes that only a pretraining checkpoint holds (a
+    segment decoder's: its class declares them)."""
+    PRETRAINING_KEYS.extend(p for p in prefixes
+                            if p not in PRETRAINING_KEYS)
 
 # What loading a checkpoint that does not fit would do, by purpose; where
 # every weight of the model is there and only the checkpoint has more,
@@ -160,7 +169,7 @@ def guess_kind(state):
     """What a checkpoint looks like from its keys: a key of ``LOOKS_LIKE``
     (use the kind of the config stored in it where there is one)."""
     prefixes = {k.split('.', 1)[0] for k in state}
-    if any(k.startswith(PRETRAINING_KEYS) for k in state):
+    if any(k.startswith(tuple(PRETRAINING_KEYS)) for k in state):
         return 'pretraining'
     if 'decode_head' in prefixes:
         return 'segmentation'

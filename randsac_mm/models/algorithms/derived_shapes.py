@@ -10,7 +10,8 @@ __all__ = ['decoder_shapes', 'head_shapes', 'fill_from_backbone']
 
 
 def decoder_shapes(backbone):
-    """``RandSACDecoder`` arguments fixed by ``backbone`` (a RandSACViT)."""
+    """What every ``SegmentDecoder`` is given, fixed by ``backbone`` (a
+    RandSACViT)."""
     return dict(num_patches=tuple(backbone.patch_resolution),
                 encoder_dims=backbone.embed_dims,
                 encoder_layers=backbone.num_layers)

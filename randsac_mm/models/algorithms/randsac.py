@@ -6,6 +6,7 @@ from mmpretrain.registry import MODELS
 from torch import nn
 
 from ..attention import DEFAULT_SDPA_BACKENDS, ModelAttention
+from ..necks import SegmentDecoder
 from ..utils import SegmentBatch
 from ..utils.segment_batch import host_array
 from .derived_shapes import decoder_shapes, fill_from_backbone, head_shapes
@@ -22,8 +23,10 @@ class RandSAC(BaseSelfSupervisor):
     Args:
         backbone (dict): the encoder, ``RandSACViT``; or the two-stream
             ``RandSACTwoStreamViT`` with ``neck=None``.
-        neck (dict | None): the decoder, ``RandSACDecoder``. Its shapes, and
-            the head's, come from the backbone.
+        neck (dict | None): the decoder, a ``SegmentDecoder``
+            (``RandSACDecoder``; the contract: ``models.necks.
+            segment_decoder``). Its shapes, and the head's, come from the
+            backbone.
         head (dict): ``RandSACPretrainHead``.
         attention (str | dict): the attention kernel of the masked layers:
             'auto' (by device: each kernel's ``auto_devices``), a name
@@ -54,6 +57,12 @@ class RandSAC(BaseSelfSupervisor):
         if neck is not None and not isinstance(neck, nn.Module):
             neck = fill_from_backbone('neck', neck, decoder_shapes(backbone))
             neck = MODELS.build(neck)
+        if neck is not None and not isinstance(neck, SegmentDecoder):
+            raise ValueError(
+                f'RandSAC: neck {type(neck).__name__} is not a '
+                'SegmentDecoder; a decoder subclasses randsac_mm.models.'
+                'necks.SegmentDecoder and keeps its contract (what it is '
+                'given, what it returns)')
         if not isinstance(head, nn.Module):
             width = backbone.embed_dims if neck is None else neck.embed_dims
             head = fill_from_backbone('head', head,

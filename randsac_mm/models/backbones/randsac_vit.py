@@ -39,6 +39,8 @@ class SegmentCausalLayer(BaseModule):
             computes attention itself and has no such shortcut).
     """
 
+    fsdp_unit = True  # FSDP shards each layer as a unit
+
     def __init__(self, layer):
         super().__init__()
         if layer.attn.v_shortcut:

@@ -1,3 +1,4 @@
 from .randsac_decoder import RandSACDecoder, RandSACDecoderLayer
+from .segment_decoder import SegmentDecoder
 
-__all__ = ['RandSACDecoder', 'RandSACDecoderLayer']
+__all__ = ['RandSACDecoder', 'RandSACDecoderLayer', 'SegmentDecoder']

@@ -10,6 +10,7 @@ from torch.utils.checkpoint import checkpoint
 
 from ...argument_limits import RATE, check_argument
 from ..utils import gather_tokens, sincos_2d_embedding
+from .segment_decoder import SegmentDecoder
 
 __all__ = ['RandSACDecoder', 'RandSACDecoderLayer']
 
@@ -26,6 +27,8 @@ class RandSACDecoderLayer(BaseModule):
             the cross-attention are projected from it).
         drop_path_rate (float): stochastic depth of the residual branches.
     """
+
+    fsdp_unit = True  # FSDP shards each layer as a unit (SegmentDecoder)
 
     def __init__(self, embed_dims, num_heads, feedforward_channels,
                  memory_dims, drop_path_rate=0.0, qkv_bias=True,
@@ -74,8 +77,9 @@ class RandSACDecoderLayer(BaseModule):
 
 
 @MODELS.register_module()
-class RandSACDecoder(BaseModule):
-    """Predicts every segment but the first from the encoder memory.
+class RandSACDecoder(SegmentDecoder):
+    """Predicts every segment but the first from the encoder memory (the
+    contract: ``SegmentDecoder``).
 
     Queries are the positional embeddings of the tokens to predict. Decoder
     layer ``l`` reads the memory ``Z_l = sum_k W[l, k] * H_k`` over the
@@ -100,6 +104,8 @@ class RandSACDecoder(BaseModule):
         with_cp (bool): activation checkpointing (recompute each layer's
             activations in the backward pass instead of storing them).
     """
+
+    pretraining_keys = ('skip_weights', 'layers.')
 
     def __init__(self,
                  num_patches,
