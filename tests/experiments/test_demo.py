@@ -43,7 +43,7 @@ def test_one_epoch_demo_writes_every_figure_and_checks_the_margin(tmp_path):
         assert f'{value:6.2f}%' in out.stdout
     # The raw pixels' readouts, the reference line, on the held-out digits.
     pixels = results['pixels']
-    assert pixels['feature_dim'] == 3 * 32 * 32
+    assert pixels['feature_dim'] == 32 * 32  # gray, counted once
     assert re.search(r'raw pixels +' + r' +'.join(
         re.escape(f"{pixels[r]:6.2f}%") for r in ('linear', 'knn')),
         out.stdout)

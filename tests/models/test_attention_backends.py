@@ -104,24 +104,28 @@ def test_cudnn_runs_only_where_its_check_passed(monkeypatch):
     clear_kernel(with_cudnn, torch.device('cuda', 0))
 
 
-def test_a_model_is_cleared_when_moved_to_its_device_not_at_its_step(
+def test_a_model_is_cleared_for_a_device_at_its_first_batch_there(
         monkeypatch):
-    """The check runs where mmengine's ``to`` sets the model's device (a
-    runner moves every model so), before any parameter moves; a CPU step
-    never calls it."""
+    """The check runs the first time a device asks the model for its
+    kernel (``kernel_on``, which ``plan_batch`` calls with the images'
+    device, before any attention runs); a CPU step never runs CUDA's."""
+    calls = []
+
     def failed(label, device):
+        calls.append(device)
         return (dict(kernel=label, length=64, rows='low-lse', finite=False,
                      nan=1, error=float('nan'), ok=False), )
     monkeypatch.setattr(check, '_clearance_failures', failed)
     monkeypatch.setattr(torch.cuda, 'get_device_name', lambda d: 'H100')
     model = build_model('skip')
     model.attention = dict(type='sdpa', backends=['cudnn', 'math'])
-    with pytest.raises(RuntimeError, match=r"sdpa_backends names 'cudnn', "
-                       r'and on cuda:0 \(H100'):
-        model.to(torch.device('cuda', 0))
-    assert next(model.parameters()).device.type == 'cpu'  # nothing moved
     data = samples(layouts([LAYOUT_KINDS['hier_blob']] * 2))
     model.train().loss(torch.randn(2, 3, 32, 32), data)  # the CPU's step
+    assert calls == []
+    with pytest.raises(RuntimeError, match=r"sdpa_backends names 'cudnn', "
+                       r'and on cuda:0 \(H100'):
+        model.kernel_on(torch.device('cuda', 0))
+    assert calls == [torch.device('cuda', 0)]
 
 
 def test_the_check_on_a_cpu():

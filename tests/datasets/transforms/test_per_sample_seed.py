@@ -86,6 +86,7 @@ def test_persistent_workers_see_the_epoch_set_by_the_hook():
     class Runner:
         seed = 0
         epoch = 0
+        cfg = {}  # the run's config: no randomness.diff_rank_seed
         train_dataloader = loader
         train_loop = None
 
