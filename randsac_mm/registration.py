@@ -52,9 +52,6 @@ def _refuse_unreleased_weights(filename, map_location=None):
         "epoch_N.pth'), or pretrained=False for an untrained model")
 
 
-# {name: (the package that builds it, its config relative to the
-# repository)}: the index's models that mmseg and mmdet build, in
-# metafiles of their own, which mmpretrain's ModelHub never reads.
 def index_models(metafile):
     """The models of one file of the installed model index (its path
     relative to ``randsac_mm/.mim``), as written."""
@@ -62,6 +59,9 @@ def index_models(metafile):
         return yaml.safe_load(f)['Models']
 
 
+# {name: (the package that builds it, its config relative to the
+# repository)}: the index's models that mmseg and mmdet build, in
+# metafiles of their own, which mmpretrain's ModelHub never reads.
 DOWNSTREAM_MODELS = {
     model['Name']: (scope, model['Config'])
     for scope, metafile in DOWNSTREAM_METAFILES.items()

@@ -1,7 +1,7 @@
 """What the small-scale study compares: its variants, the paper's
 orderings among them, its presets and its settings."""
 import os.path as osp
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from randsac_mm.cli.device import DEVICES
 from randsac_mm.evaluation import (
@@ -203,14 +203,13 @@ SMALL_SCALE = StudyPlan(
 # patch-random, transformer-skip and the untrained encoder are this
 # study's too: read from its committed records, not run again. New runs:
 # patch-raster and two-stream, seeds 0-2.
-LARGEST_ORDERINGS = StudyPlan(
-    'largest orderings', VARIANTS, RANDOM_BASE, [
-        ('patch-raster', 'patch-random',
-         'Table "Serialization": random order beats raster'),
-        ('two-stream', 'transformer-skip',
-         'Table "Performance of Architectures": transformer-skip beats '
-         'two-stream'),
-    ])
+LARGEST_ORDERINGS = replace(SMALL_SCALE, name='largest orderings', orderings=[
+    ('patch-raster', 'patch-random',
+     'Table "Serialization": random order beats raster'),
+    ('two-stream', 'transformer-skip',
+     'Table "Performance of Architectures": transformer-skip beats '
+     'two-stream'),
+])
 LARGEST = dict(
     {k: LONG_CURVE[k] for k in ('epochs', 'eval_epochs', 'readouts',
                                 'probe_seeds', 'cpu_precision')},

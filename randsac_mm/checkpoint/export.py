@@ -89,7 +89,10 @@ def encoder_shape(backbone):
         raise ValueError('export: attention without bias (qkv_bias=False) '
                          'is not supported; the exported ViTs have one')
     for name, module in backbone.named_modules():
-        if isinstance(module, nn.modules.batchnorm._NormBase) or (
+        # BatchNorm and InstanceNorm (the norms with running statistics).
+        if isinstance(module, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d,
+                               nn.SyncBatchNorm, nn.InstanceNorm1d,
+                               nn.InstanceNorm2d, nn.InstanceNorm3d)) or (
                 isinstance(module, nn.LayerNorm) and module.eps != 1e-6):
             raise ValueError(
                 f'export: norm {name} is {module}; the exported ViTs take '

@@ -12,6 +12,7 @@ import torch
 
 from .frozen_eval import read_out_over_seeds
 from .frozen_features import stacked
+from .probe_seeds import check_probe_seeds
 from .readout_registry import READOUTS, check_readouts
 
 __all__ = ['evaluate_pixels', 'pixel_features', 'pixel_readouts']
@@ -67,6 +68,8 @@ def evaluate_pixels(train_loader, test_loader, readouts=('linear', 'knn'),
         ValueError: a readout that needs tokens or layers of an encoder.
     """
     check_readouts(readouts)
+    if probe_seeds is not None:  # before the images are read
+        check_probe_seeds(probe_seeds)
     others = [r for r in readouts if r not in pixel_readouts()]
     if others:
         raise ValueError(f'readouts: {others} read an encoder\'s tokens or '

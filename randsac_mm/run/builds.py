@@ -119,11 +119,14 @@ def _refused_keys(tree, path, key, registries):
 
 
 def _failing_node(tree, path, error, registries):
-    """'place (Class)' of the innermost node of ``tree`` that, built alone,
-    raises what ``error`` says; None when none does (a node that needs
-    what its parent gives it fails otherwise, and is passed over)."""
+    """'place (Class)' of the innermost node inside ``tree`` that, built
+    alone, raises what ``error`` says; None when none does (a node that
+    needs what its parent gives it fails otherwise, and is passed over).
+    Only on the error's path: the part's inner nodes are built again, the
+    part itself (a whole model or data set) never."""
     message = one_line(error)
-    for place, node in _nodes(tree, path):
+    # The part itself (the last node) failed: it is not built again.
+    for place, node in _nodes(tree, path)[:-1]:
         cls, registry = _node_class(node, registries)
         if cls is None:
             continue
@@ -159,6 +162,12 @@ def build_error(tree, path, error, registries=None):
     if refused:
         return (f'config: {", ".join(refused)}: {message}; remove it or '
                 'correct its name')
+    if named and not any(named.group(1) in node
+                         for _, node in _nodes(tree, path)):
+        # A key the config does not write: one a part gives a part it
+        # builds (RandSAC gives its decoder the backbone's shapes).
+        return (f'config: {path}: {message} (a key that a part gives a part '
+                'it builds, which that part does not take)')
     path = _failing_node(tree, path, error, registries) or path
     return (f'config: {path}: building it raised TypeError: {message} (a '
             'value of the wrong type? --debug shows where)')

@@ -58,7 +58,8 @@ def _described(holder):
 
 def _acquire(work_dir, argument):
     """The open lock file of ``work_dir``, locked, and what its previous
-    holder wrote (None when the file was new).
+    holder wrote ('' when the file is new or was emptied by a run that
+    ended).
 
     Raises:
         UserError: another process holds it.

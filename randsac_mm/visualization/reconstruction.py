@@ -39,7 +39,8 @@ def predict_images(model, images, token_rank):
     """
     from mmpretrain.structures import DataSample
     preprocessor = model.data_preprocessor
-    if not getattr(preprocessor, '_enable_normalize', False):
+    # mmpretrain's preprocessors hold mean and std only when they normalise.
+    if getattr(preprocessor, 'mean', None) is None:
         raise ValueError(
             'predict_images: the model has no normalising data '
             'preprocessor; build it with randsac_mm.apis.build_model(cfg), '

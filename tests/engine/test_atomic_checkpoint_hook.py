@@ -8,6 +8,7 @@ import os.path as osp
 from pathlib import Path
 
 import pytest
+import torch
 from mmengine.fileio import LocalBackend
 
 from randsac_mm.checkpoint import atomic_local_backend
@@ -155,3 +156,43 @@ def test_a_full_disk_is_one_line_naming_the_file_and_keeps_the_older(
                          'free space on that disk, or write elsewhere')
     assert files(tmp_path) == ['epoch_1.pth']
     assert pointer(tmp_path) == 'epoch_1.pth'
+
+
+def test_a_best_score_s_save_is_kept_and_pruned_as_the_others(tmp_path):
+    """mmengine saves the latest step again when a validation finds a new
+    best score: at epoch 3 of a run that saves every 2, a new file
+    epoch_3.pth, which max_keep_ckpts counts and removes in turn."""
+    from mmengine.evaluator import BaseMetric
+    from mmengine.runner import Runner
+
+    from .killed_save import Linear
+
+    class Rising(BaseMetric):
+        """A score that improves at every validation."""
+        calls = 0
+
+        def process(self, data_batch, data_samples):
+            self.results.append(0)
+
+        def compute_metrics(self, results):
+            Rising.calls += 1
+            return dict(score=float(Rising.calls))
+
+    class Validated(Linear):
+        def val_step(self, data):
+            return [None]
+    data = dict(dataset=[dict(inputs=torch.full((4,), float(i)))
+                         for i in range(4)],
+                sampler=dict(type='DefaultSampler', shuffle=False),
+                collate_fn=dict(type='default_collate'), batch_size=2)
+    Runner(model=Validated(), work_dir=str(tmp_path), train_dataloader=data,
+           val_dataloader=data, val_evaluator=[Rising()],
+           val_cfg=dict(), optim_wrapper=dict(optimizer=dict(type='SGD',
+                                                            lr=0.01)),
+           train_cfg=dict(by_epoch=True, max_epochs=4, val_interval=1),
+           default_hooks=dict(checkpoint=dict(
+               type='AtomicCheckpointHook', interval=2, max_keep_ckpts=1,
+               save_best='score', rule='greater')),
+           default_scope='mmengine').train()
+    assert files(tmp_path) == ['best_score_epoch_4.pth', 'epoch_4.pth']
+    assert pointer(tmp_path) == 'epoch_4.pth'

@@ -30,6 +30,15 @@ class Holder:
         self.parts = [PARTS.build(p) for p in parts]
 
 
+@PARTS.register_module()
+class Giver:
+    """Gives the part it builds a key of its own (as RandSAC gives its
+    decoder the backbone's shapes)."""
+
+    def __init__(self, part):
+        self.part = PARTS.build(dict(part, given=1))
+
+
 def error_of(cfg):
     with pytest.raises(TypeError) as caught:
         PARTS.build(cfg)
@@ -57,3 +66,13 @@ def test_an_error_outside_any_build_keeps_the_given_path():
                        registries=[PARTS]) == (
         'config: optim_wrapper: building it raised TypeError: odd (a value '
         'of the wrong type? --debug shows where)')
+
+
+def test_a_key_a_part_gives_is_said_to_come_from_the_part():
+    """The key is in no node of the config: the part that builds another
+    gave it."""
+    cfg = dict(type='Giver', part=dict(type='Leaf'))
+    assert error_of(cfg) == (
+        "config: model: Leaf.__init__() got an unexpected keyword argument "
+        "'given' (a key that a part gives a part it builds, which that part "
+        'does not take)')

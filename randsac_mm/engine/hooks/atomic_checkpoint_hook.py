@@ -45,9 +45,11 @@ class AtomicCheckpointHook(CheckpointHook):
     hidden ``.<name>.*.tmp`` of step 1, and, resumed from the new
     checkpoint, the old ones step 3 did not reach (the new checkpoint names
     them: the kept steps are in the message hub before it is written).
-    ``max_keep_ckpts`` counts as in mmengine; only its moment changes.
-    Only mmengine's public hook methods, attributes and message-hub keys
-    are used (``last_ckpt``, ``keep_ckpt_ids``). Registered in mmengine's
+    ``max_keep_ckpts`` counts as in mmengine, a best score's save of the
+    latest step included; only its moment changes. It uses mmengine's
+    public hook methods and attributes, and the message hub's ``last_ckpt``
+    and ``keep_ckpt_ids`` (the keys mmengine's own hook keeps them under,
+    which a checkpoint carries). Registered in mmengine's
     root registry: the mmpretrain, mmseg and mmdet scopes all find it.
 
     Args:
@@ -88,6 +90,16 @@ class AtomicCheckpointHook(CheckpointHook):
                                         self).after_train_iter(
                               runner, batch_idx, data_batch, outputs))
 
+    def after_val_epoch(self, runner, metrics):
+        # A new best score makes mmengine save the latest step again
+        # (under its step's name, a new file when that step was not a
+        # checkpoint yet): kept and pruned as the others.
+        step = runner.epoch if self.by_epoch else runner.iter
+        self._around_save(runner, step,
+                          lambda: super(AtomicCheckpointHook,
+                                        self).after_val_epoch(runner,
+                                                              metrics))
+
     def save_now(self, runner):
         """Saves the iteration just ended (an iteration-based run stopped
         between two of its checkpoints: ``PreemptionHook``), unless this
@@ -101,9 +113,10 @@ class AtomicCheckpointHook(CheckpointHook):
             self.last_ckpt = self.file_backend.join_path(self.out_dir, name)
             runner.message_hub.update_info('last_ckpt', self.last_ckpt)
             runner.save_checkpoint(
-                self.out_dir, name, save_optimizer=self.save_optimizer,
+                self.out_dir, name, self.file_client_args,
+                save_optimizer=self.save_optimizer,
                 save_param_scheduler=self.save_param_scheduler,
-                by_epoch=False, backend_args=self.backend_args)
+                by_epoch=False, backend_args=self.backend_args, **self.args)
         self._around_save(runner, step, save)
         return self.last_ckpt
 

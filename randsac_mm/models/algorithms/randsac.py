@@ -129,10 +129,11 @@ class RandSAC(BaseSelfSupervisor):
     def kernel_on(self, device):
         """The kernel of ``attention`` on ``device``: 'auto' resolved and
         the kernel cleared there the first time it is asked for
-        (``ModelAttention.on``), then kept, so only a device's first batch
-        runs the check. Asked for each batch's device rather than told
-        when the model moves: no hook into how a runner moves or wraps the
-        model (DDP, FSDP) is needed."""
+        (``ModelAttention.on``; the check runs with gradients on and
+        autocast off, whatever the batch runs under), then kept, so only a
+        device's first batch runs the check. Asked for each batch's device
+        rather than told when the model moves: no hook into how a runner
+        moves or wraps the model (DDP, FSDP) is needed."""
         return self._model_attention.on(device)
 
     @property

@@ -160,7 +160,10 @@ def kernel_case(length, rows, device, batch=8, heads=12, head_dim=64,
 
 
 def run_kernel(kernel, q, k, v, grad, rank):
-    """Output and input gradients of one kernel on the encoder's mask.
+    """Output and input gradients of one kernel on the encoder's mask, in
+    the dtype given, with gradients on and autocast off whatever the
+    caller runs under (a model clears its kernel at its first batch,
+    which may run under ``torch.no_grad`` or autocast).
 
     Args:
         kernel (AttentionKernel): the kernel.
@@ -171,9 +174,10 @@ def run_kernel(kernel, q, k, v, grad, rank):
         list[torch.Tensor]: out, grad_q, grad_k, grad_v.
     """
     q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
-    mask = kernel.build_mask(encoder_rule, rank, rank)
-    out = kernel.attend(q, k, v, mask)
-    out.backward(grad)
+    with torch.enable_grad(), torch.autocast(q.device.type, enabled=False):
+        mask = kernel.build_mask(encoder_rule, rank, rank)
+        out = kernel.attend(q, k, v, mask)
+        out.backward(grad)
     return [out.detach(), q.grad, k.grad, v.grad]
 
 

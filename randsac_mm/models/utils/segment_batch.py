@@ -173,7 +173,8 @@ class SegmentBatch:
         token_rank (np.ndarray | torch.Tensor): int64 [B, N], on the host
             (a device tensor is copied back first, see ``host_array``).
         kernel (AttentionKernel): the kernel the masks are built for and
-            the layers attend with (the model's: ``RandSAC.kernel``).
+            the layers attend with (the model's for the batch's device:
+            ``RandSAC.kernel_on``).
         trim_outer_segments (bool): leave the last segment out of the
             encoder and the first out of the decoder (training; default).
             False keeps all N tokens in both (the sequence lengths the
