@@ -2,12 +2,14 @@
 
 ``DepthConfig`` is what a user writes to add a kind (docs/architecture.md,
 "Adding a config kind"): a check on the class a config's ``model.type``
-builds, never on the type's name. The fixture registers it, and a model
-class for it, for this module's tests only.
+builds, never on the type's name. The model class is registered in a
+scope of its own, as a downstream project registers its models; the
+fixture registers the kind for this module's tests only.
 """
 import pytest
 from mmengine.config import Config
 from mmengine.model import BaseModel
+from mmengine.registry import Registry
 from mmpretrain.registry import MODELS
 
 from randsac_mm.cli.errors import UserError
@@ -30,6 +32,11 @@ class TinyDepth(BaseDepthEstimator):
     pass
 
 
+# The user's own registry: a child of mmpretrain's, found by its scope.
+DEPTH_MODELS = Registry('model', parent=MODELS, scope='depth_example')
+DEPTH_MODELS.register_module(module=TinyDepth)
+
+
 class DepthConfig(ConfigKind):
     description = 'a depth-estimation config'
     trainable = True
@@ -41,19 +48,21 @@ class DepthConfig(ConfigKind):
 
 @pytest.fixture(autouse=True, scope='module')
 def depth():
-    MODELS.register_module('TinyDepth', module=TinyDepth)
     register_config_kind('depth')(DepthConfig)
     yield
     CONFIG_KINDS.unregister('depth')
-    MODELS._module_dict.pop('TinyDepth')
 
 
-def config(model):
-    return Config(dict(default_scope='mmpretrain', model=model))
+def config(model, scope='mmpretrain'):
+    return Config(dict(default_scope=scope, model=model))
+
+
+def depth_config():
+    return config(dict(type='TinyDepth'), scope='depth_example')
 
 
 def test_a_config_of_its_model_is_of_the_new_kind():
-    assert config_kind(config(dict(type='TinyDepth'))) == 'depth'
+    assert config_kind(depth_config()) == 'depth'
     # The others keep theirs: the check is the class, not a name.
     assert config_kind(config(dict(type='MAE', backbone=dict()))) == \
         'pretraining'
@@ -68,7 +77,7 @@ def test_the_tools_take_or_refuse_it_by_its_description():
                        r'depth-estimation config; this tool takes a '
                        r'self-supervised pretraining config \(RandSAC, '
                        r'MAE\)$'):
-        require_kind(config(dict(type='TinyDepth')), ('pretraining', ),
+        require_kind(depth_config(), ('pretraining', ),
                      'config', 'configs/depth.py')
 
 
@@ -76,3 +85,6 @@ def test_an_unregistered_model_type_is_named():
     with pytest.raises(UserError, match=r"model\.type 'TinyDepthh' is not a "
                        r"model registered in scope 'mmpretrain'"):
         config_kind(config(dict(type='TinyDepthh')))
+    # Its class is in its own scope only, as a downstream project's are.
+    with pytest.raises(UserError, match=r"model\.type 'TinyDepth' is not"):
+        config_kind(config(dict(type='TinyDepth')))
