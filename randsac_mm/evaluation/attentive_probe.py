@@ -22,8 +22,8 @@ CPU: the normalised tokens and their key and value projections (two
 one vector per head applied to the tokens, and the values' weighted sum is
 the value projection of the tokens' weighted sum; the normalisation's
 scale folds into both and its shift cancels in the softmax. The same
-function, several times faster on a CPU (docs/small_scale_study.md, "The
-attentive probe folded", gives the measurement).
+function, faster on a CPU (docs/small_scale_study.md, "The attentive
+probe, computed cheaply").
 """
 import torch
 from torch import nn
