@@ -5,7 +5,7 @@ and the config (``cli.run_flags``):
 
 - ``config_kinds``: what kind of config it is (pretraining, classifier,
   segmentor, detector: registered checks), and the one way to find the
-  class a config's ``type`` names (``registered_class``);
+  class a config's ``type`` names (``lookup``, ``registered_class``);
 - ``preflight``: one function, ``preflight(cfg, purpose)``, that checks a
   config for training or testing and builds the run's parts once
   (``builds``: the first item, the model, the optimizer; ``checks``:

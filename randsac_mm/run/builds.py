@@ -15,7 +15,7 @@ import re
 
 from ..argument_limits import ArgumentOutOfRange
 from ..cli.errors import UserError, one_line
-from .config_kinds import in_scope
+from .config_kinds import in_scope, lookup
 from .foreign_limits import check_model_limits, check_optim_wrapper_limits
 
 __all__ = ['BUILD_REGISTRIES', 'build_error', 'build_model_for_checks',
@@ -67,16 +67,11 @@ def _nodes(tree, path):
 
 
 def _node_class(node, registries):
-    """(the class a node's ``type`` names, the registry that has it), as a
-    build finds it in the current scope; (None, None) when none has it."""
-    kind = node['type']
-    if not isinstance(kind, str):  # a class given as itself
-        return kind, registries[0]
+    """(the class a node's ``type`` names, the registry that builds it), as
+    a build finds them in the current scope (:func:`lookup`), from the
+    first of ``registries`` that has it; (None, None) when none has it."""
     for root in registries:
-        # The registry of the current scope (mmpretrain's, mmseg's...), as
-        # a build switches to it: a root registry alone knows only its own.
-        with root.switch_scope_and_registry(None) as registry:
-            found = registry.get(kind)
+        found, registry = lookup(root, node['type'], None)
         if found is not None:
             return found, registry
     return None, None

@@ -26,9 +26,9 @@ from ..extension_registry import Registry
 
 __all__ = ['CONFIG_KINDS', 'ConfigKind', 'ModelBaseKind', 'check_collate',
            'config_kind', 'config_scope', 'describe_kind', 'in_scope',
-           'model_class',
-           'register_config_kind', 'registered_class', 'require_kind',
-           'testable_kinds', 'trainable_kinds']
+           'lookup', 'model_class', 'register_config_kind',
+           'registered_class', 'require_kind', 'testable_kinds',
+           'trainable_kinds']
 
 # config kind name -> ConfigKind subclass, in the order they are tried.
 CONFIG_KINDS = Registry('config kind')
@@ -158,19 +158,32 @@ def in_scope(cfg):
     return DefaultScope.overwrite_default_scope(config_scope(cfg))
 
 
+def lookup(registry, kind, scope):
+    """The one way to find what a ``type`` names: (the class or builder
+    function registered under ``kind``, the registry that builds it), as a
+    build of ``registry`` (mmengine's ``MODELS``, ``VISBACKENDS``...) finds
+    them in ``scope`` (None: the current one). A root registry alone knows
+    only its own; a build switches to the scope's (mmpretrain's, mmseg's).
+    A class given as itself (new-style configs) is itself.
+
+    Returns:
+        tuple: (type | Callable | None, Registry); None when nothing is
+        registered as ``kind``.
+    """
+    with registry.switch_scope_and_registry(scope) as scoped:
+        if not isinstance(kind, str):
+            return kind, scoped
+        return scoped.get(kind), scoped
+
+
 def registered_class(cfg, registry, kind):
-    """The one way to find what a config's ``type`` names: the class (or
-    builder function) registered under ``kind`` in ``registry`` (mmengine's
-    ``MODELS``, ``VISBACKENDS``...), looked up in the config's scope as a
-    build finds it; a class given as itself (new-style configs) is itself.
+    """What ``kind`` names in ``registry`` in the config's scope
+    (:func:`lookup`).
 
     Returns:
         type | Callable | None: None when nothing is registered as ``kind``.
     """
-    if not isinstance(kind, str):
-        return kind
-    with registry.switch_scope_and_registry(config_scope(cfg)) as scoped:
-        return scoped.get(kind)
+    return lookup(registry, kind, config_scope(cfg))[0]
 
 
 def model_class(cfg):
