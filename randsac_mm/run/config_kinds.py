@@ -170,9 +170,9 @@ def lookup(registry, kind, scope):
         tuple: (type | Callable | None, Registry); None when nothing is
         registered as ``kind``.
     """
+    if not isinstance(kind, str):  # nothing to look up, in any scope
+        return kind, registry
     with registry.switch_scope_and_registry(scope) as scoped:
-        if not isinstance(kind, str):
-            return kind, scoped
         return scoped.get(kind), scoped
 
 
