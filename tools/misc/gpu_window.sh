@@ -141,8 +141,6 @@ if {'speed', 'fit', 'study'} & set(parts):
                                'for speed and study: make fashion-mnist, or '
                                '--data-root)')
 if 'transfer' in parts:
-    if importlib.util.find_spec('sklearn') is None:
-        missing.append("scikit-learn (transfer: the digit scenes)")
     downstream = osp.join(osp.dirname(osp.dirname(cuda_dir)),
                           f'py{python}-downstream')
     if install and not glob.glob(osp.join(downstream, '*.whl')):
