@@ -217,10 +217,10 @@ def markdown(curve):
              + (f'added after the runs, one look each: {added}' if added
                 else 'none added')
              + f'. Families at {max(curve["settings"]["epochs"])} epochs, '
-             f'each corrected by Holm: {families}; a gap is decided where '
-             'p_holm < 0.05, the other lengths are exploratory. Paired on '
-             'the seeds both sides have; seeds one side has beyond them '
-             'are shown beside, outside the test.', '']
+             f'each corrected by Holm: {families}. A gap is decided where '
+             'p_holm < 0.05. The other lengths are exploratory. A gap is '
+             'paired on the seeds both sides have. Seeds that only one side '
+             'has are shown beside it, outside the test.', '']
     for r in curve['random']:
         values = ', '.join(f'{v:.2f}' for v in r['values'].values())
         lines.append(f"Random init, {r['task']} {r['metric']}: "
