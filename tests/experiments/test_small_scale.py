@@ -373,6 +373,48 @@ def test_the_largest_orderings_preset_declares_two_linear_gaps_at_150():
         for name in ('random', 'patch-random', 'transformer-skip')}
 
 
+def _config_leaves(node, prefix=''):
+    """{dotted key: value} of every leaf of a config's dict."""
+    if isinstance(node, dict):
+        items = node.items()
+    elif isinstance(node, (list, tuple)):
+        items = enumerate(node)
+    else:
+        return {prefix: node}
+    leaves = {}
+    for key, value in items:
+        leaves.update(_config_leaves(value, f'{prefix}.{key}'.lstrip('.')))
+    return leaves
+
+
+def test_the_largest_orderings_pairs_differ_only_in_what_they_compare():
+    """Each pair of the confirmatory study shares every setting but the one
+    the paper's table compares: patch-raster and patch-random only the
+    serialization; two-stream and transformer-skip only the architecture
+    (one shared 8-layer stack against a 6-layer encoder and a 2-layer
+    decoder with the skip layer), the data, recipe and segments alike."""
+    missing = object()
+
+    def differing(worse, better):
+        a, b = (_config_leaves(Config.fromfile(osp.join(
+            CONFIGS, study.VARIANTS[name][0])).to_dict())
+            for name in (worse, better))
+        return {key: (a.get(key, missing), b.get(key, missing))
+                for key in a.keys() | b.keys()
+                if a.get(key, missing) != b.get(key, missing)}
+
+    assert differing('patch-raster', 'patch-random') == {
+        'train_dataloader.dataset.pipeline.3.serialization':
+            ('raster', 'random')}
+    architecture = differing('two-stream', 'transformer-skip')
+    assert architecture.pop('model.backbone.type') == (
+        'RandSACTwoStreamViT', 'RandSACViT')
+    assert architecture.pop('model.backbone.arch.num_layers') == (8, 6)
+    assert {key.split('.')[:2] == ['model', 'neck'] for key in architecture
+            } == {True}
+    assert architecture['model.neck.skip_connection'] == (missing, True)
+
+
 def test_reused_runs_are_read_from_their_study_and_never_trained(tmp_path):
     """A variant of ``reused_runs`` is read from the other study's records;
     one that study has not recorded is refused, not trained into its
