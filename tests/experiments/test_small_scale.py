@@ -413,6 +413,7 @@ def test_the_largest_orderings_pairs_differ_only_in_what_they_compare():
     assert {key.split('.')[:2] == ['model', 'neck'] for key in architecture
             } == {True}
     assert architecture['model.neck.skip_connection'] == (missing, True)
+    assert architecture['model.neck.num_layers'] == (missing, 2)
 
 
 def test_reused_runs_are_read_from_their_study_and_never_trained(tmp_path):
