@@ -13,13 +13,16 @@ from mmengine.registry import Registry
 from mmpretrain.registry import MODELS
 
 from randsac_mm.cli.errors import UserError
+
+# Imported as the module's: a name starting with 'test' would be
+# collected by pytest as a test of its own.
+from randsac_mm.run import config_kinds
 from randsac_mm.run.config_kinds import (
     CONFIG_KINDS,
     ConfigKind,
     config_kind,
     register_config_kind,
     require_kind,
-    testable_kinds,
     trainable_kinds,
 )
 
@@ -71,8 +74,9 @@ def test_a_config_of_its_model_is_of_the_new_kind():
 
 def test_the_tools_take_or_refuse_it_by_its_description():
     assert 'depth' in trainable_kinds()
-    assert 'depth' not in testable_kinds()
-    assert testable_kinds() == ('classifier', 'segmentation', 'detection')
+    assert 'depth' not in config_kinds.testable_kinds()
+    assert config_kinds.testable_kinds() == (
+        'classifier', 'segmentation', 'detection')
     with pytest.raises(UserError, match=r'^config: depth\.py is a '
                        r'depth-estimation config; this tool takes a '
                        r'self-supervised pretraining config \(RandSAC, '
